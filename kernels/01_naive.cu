@@ -1,0 +1,38 @@
+// Rung 1: naive. One thread computes one element of C with a dot product straight from
+// global memory.
+//
+// The thread-to-element mapping is the lesson of this rung, and it is the wrong one on
+// purpose: threadIdx.x picks the ROW of C. The 32 threads of a warp therefore hold 32
+// different rows, so every load of A and every store of C by the warp touches 32 different
+// rows, 32 separate memory transactions where one would do. Rung 2 turns the mapping round.
+#include <cuda_runtime.h>
+
+namespace sgemm::naive {
+
+constexpr int kBlockRows = 32;  // threads along x: 32 consecutive rows of C
+constexpr int kBlockCols = 32;  // threads along y: 32 consecutive columns of C
+
+__global__ void __launch_bounds__(kBlockRows* kBlockCols)
+    sgemm_naive(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
+                float beta, float* C, int ldc) {
+  const int row = blockIdx.x * kBlockRows + threadIdx.x;  // consecutive lanes: next row
+  const int col = blockIdx.y * kBlockCols + threadIdx.y;
+  if (row >= M || col >= N) return;
+
+  float acc = 0.f;
+  for (int k = 0; k < K; ++k) acc += A[row * lda + k] * B[k * ldb + col];
+
+  // BLAS semantics: with beta == 0, C is not read (it may hold NaN).
+  float* c = &C[row * ldc + col];
+  *c = beta == 0.f ? alpha * acc : alpha * acc + beta * *c;
+}
+
+cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
+                   int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+  const dim3 block(kBlockRows, kBlockCols);
+  const dim3 grid((M + kBlockRows - 1) / kBlockRows, (N + kBlockCols - 1) / kBlockCols);
+  sgemm_naive<<<grid, block, 0, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  return cudaGetLastError();
+}
+
+}  // namespace sgemm::naive

@@ -1,0 +1,37 @@
+// Rung 2: global-memory coalescing. Same work per thread as rung 1; only the mapping of
+// threads to elements of C changes.
+//
+// threadIdx.x now picks the COLUMN of C. The 32 threads of a warp hold 32 consecutive
+// columns of one row, so the warp's loads of B and stores of C hit consecutive addresses
+// and coalesce into a few wide transactions, and its load of A is one address, broadcast.
+#include <cuda_runtime.h>
+
+namespace sgemm::coalesced {
+
+constexpr int kBlockCols = 32;  // threads along x: 32 consecutive columns of C
+constexpr int kBlockRows = 32;  // threads along y: 32 consecutive rows of C
+
+__global__ void __launch_bounds__(kBlockRows* kBlockCols)
+    sgemm_coalesced(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
+                    int ldb, float beta, float* C, int ldc) {
+  const int col = blockIdx.x * kBlockCols + threadIdx.x;  // consecutive lanes: next column
+  const int row = blockIdx.y * kBlockRows + threadIdx.y;
+  if (row >= M || col >= N) return;
+
+  float acc = 0.f;
+  for (int k = 0; k < K; ++k) acc += A[row * lda + k] * B[k * ldb + col];
+
+  // BLAS semantics: with beta == 0, C is not read (it may hold NaN).
+  float* c = &C[row * ldc + col];
+  *c = beta == 0.f ? alpha * acc : alpha * acc + beta * *c;
+}
+
+cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
+                   int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+  const dim3 block(kBlockCols, kBlockRows);
+  const dim3 grid((N + kBlockCols - 1) / kBlockCols, (M + kBlockRows - 1) / kBlockRows);
+  sgemm_coalesced<<<grid, block, 0, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  return cudaGetLastError();
+}
+
+}  // namespace sgemm::coalesced

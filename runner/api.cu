@@ -1,0 +1,176 @@
+// The library API: the rung table built from kernels/ladder.inc, argument checks, launch.
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "sgemm.h"
+
+// Each kernel file defines sgemm::<name>::launch with this BLAS-like signature.
+#define RUNG(number, name, summary)                                                             \
+  namespace sgemm::name {                                                                       \
+  cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B, \
+                     int ldb, float beta, float* C, int ldc, cudaStream_t stream);              \
+  }
+#include "ladder.inc"
+#undef RUNG
+
+namespace sgemm {
+namespace {
+
+using LaunchFn = cudaError_t (*)(int, int, int, float, const float*, int, const float*, int, float,
+                                 float*, int, cudaStream_t);
+
+struct Entry {
+  RungInfo info;
+  LaunchFn launch;
+};
+
+const std::vector<Entry>& entries() {
+  static const std::vector<Entry> table = {
+#define RUNG(number, name, summary) {{number, #name, summary}, &sgemm::name::launch},
+#include "ladder.inc"
+#undef RUNG
+  };
+  return table;
+}
+
+// The kernels index with 32-bit ints. A tile may compute offsets up to one tile past the
+// matrix edge before its bounds check discards them, so leave room for the largest tile.
+constexpr long long kLargestTile = 256;
+
+bool offsets_fit(long long rows, long long ld) {
+  return (rows + kLargestTile) * ld + kLargestTile <= INT_MAX;
+}
+
+std::string say(const char* fmt, long long a, long long b = 0) {
+  char text[256];
+  std::snprintf(text, sizeof text, fmt, a, b);
+  return text;
+}
+
+Status check_pointer(const char* name, const void* p, std::string* why) {
+  auto fail = [&](const char* problem) {
+    if (why) *why = std::string(name) + " " + problem;
+    return Status::bad_pointer;
+  };
+  if (p == nullptr) return fail("is a null pointer");
+  if (reinterpret_cast<std::uintptr_t>(p) % alignof(float) != 0)
+    return fail("is not 4-byte aligned");
+  cudaPointerAttributes attributes{};
+  cudaError_t err = cudaPointerGetAttributes(&attributes, p);
+  if (err != cudaSuccess) {
+    cudaGetLastError();  // clear it: this failure is reported through Status, not later calls
+    if (why) *why = std::string("cannot query ") + name + ": " + cudaGetErrorString(err);
+    return err == cudaErrorInvalidValue ? Status::bad_pointer : Status::cuda_error;
+  }
+  if (attributes.type == cudaMemoryTypeUnregistered)
+    return fail("is host memory the GPU cannot read (use cudaMalloc)");
+  return Status::ok;
+}
+
+}  // namespace
+
+const std::vector<RungInfo>& rungs() {
+  static const std::vector<RungInfo> list = [] {
+    std::vector<RungInfo> out;
+    for (const Entry& e : entries()) out.push_back(e.info);
+    return out;
+  }();
+  return list;
+}
+
+const RungInfo* find_rung(int number) {
+  for (const RungInfo& r : rungs())
+    if (r.number == number) return &r;
+  return nullptr;
+}
+
+static std::string numbered(const RungInfo& rung, const char* dir, const char* ext) {
+  char text[128];
+  std::snprintf(text, sizeof text, "%s/%02d_%s.%s", dir, rung.number, rung.name, ext);
+  return text;
+}
+
+std::string kernel_file(const RungInfo& rung) { return numbered(rung, "kernels", "cu"); }
+std::string doc_file(const RungInfo& rung) { return numbered(rung, "docs", "md"); }
+
+const char* to_string(Status status) {
+  switch (status) {
+    case Status::ok:
+      return "ok";
+    case Status::unknown_rung:
+      return "unknown rung";
+    case Status::bad_size:
+      return "bad size";
+    case Status::bad_leading_dim:
+      return "bad leading dimension";
+    case Status::bad_pointer:
+      return "bad pointer";
+    case Status::too_large:
+      return "problem too large";
+    case Status::cuda_error:
+      return "CUDA error";
+  }
+  return "unknown status";
+}
+
+Status check_arguments(int rung, int M, int N, int K, const float* A, int lda, const float* B,
+                       int ldb, const float* C, int ldc, std::string* why) {
+  auto fail = [&](Status s, std::string text) {
+    if (why) *why = std::move(text);
+    return s;
+  };
+  if (find_rung(rung) == nullptr)
+    return fail(Status::unknown_rung,
+                say("there is no rung %lld (rungs are 1 to %lld)", rung, rungs().back().number));
+  const struct {
+    const char* name;
+    int value;
+  } dims[] = {{"M", M}, {"N", N}, {"K", K}};
+  for (const auto& d : dims) {
+    if (d.value < 1)
+      return fail(Status::bad_size,
+                  std::string(d.name) + say(" = %lld: sizes must be >= 1", d.value));
+    if (d.value > kMaxDimension)
+      return fail(Status::bad_size,
+                  std::string(d.name) +
+                      say(" = %lld is larger than the limit %lld", d.value, kMaxDimension));
+  }
+  if (lda < K)
+    return fail(Status::bad_leading_dim, say("lda = %lld is smaller than K = %lld", lda, K));
+  if (ldb < N)
+    return fail(Status::bad_leading_dim, say("ldb = %lld is smaller than N = %lld", ldb, N));
+  if (ldc < N)
+    return fail(Status::bad_leading_dim, say("ldc = %lld is smaller than N = %lld", ldc, N));
+  if (!offsets_fit(M, lda) || !offsets_fit(K, ldb) || !offsets_fit(M, ldc))
+    return fail(Status::too_large,
+                "a matrix spans more than 2^31 elements; the kernels index with 32-bit ints");
+  const struct {
+    const char* name;
+    const void* p;
+  } pointers[] = {{"A", A}, {"B", B}, {"C", C}};
+  for (const auto& p : pointers) {
+    Status s = check_pointer(p.name, p.p, why);
+    if (s != Status::ok) return s;
+  }
+  return Status::ok;
+}
+
+Status launch(int rung, int M, int N, int K, float alpha, const float* A, int lda, const float* B,
+              int ldb, float beta, float* C, int ldc, cudaStream_t stream, std::string* why) {
+  Status s = check_arguments(rung, M, N, K, A, lda, B, ldb, C, ldc, why);
+  if (s != Status::ok) return s;
+  for (const Entry& e : entries()) {
+    if (e.info.number != rung) continue;
+    cudaError_t err = e.launch(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    if (err != cudaSuccess) {
+      if (why) *why = std::string("rung launch failed: ") + cudaGetErrorString(err);
+      return Status::cuda_error;
+    }
+    return Status::ok;
+  }
+  return Status::unknown_rung;  // unreachable: check_arguments found the rung
+}
+
+}  // namespace sgemm

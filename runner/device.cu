@@ -1,0 +1,205 @@
+#include <dlfcn.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <utility>
+
+#include "check.h"
+#include "device.h"
+
+namespace sgemm {
+
+void check_cuda(cudaError_t err, const char* call, const char* file, int line) {
+  if (err == cudaSuccess) return;
+  char where[512];
+  std::snprintf(where, sizeof where, "%s failed at %s:%d: %s (%s)", call, file, line,
+                cudaGetErrorString(err), cudaGetErrorName(err));
+  throw Error(where);
+}
+
+int cuda_device_count(std::string* why) {
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    if (why) *why = cudaGetErrorString(err);
+    return 0;
+  }
+  if (count == 0 && why) *why = "the CUDA runtime sees no devices";
+  return count;
+}
+
+void select_device(int device) {
+  std::string why;
+  const int count = cuda_device_count(&why);
+  if (count == 0) throw Error("no CUDA device found (" + why + "); this needs an NVIDIA GPU");
+  if (device < 0 || device >= count)
+    throw Error("there is no CUDA device " + std::to_string(device) + "; this machine has " +
+                std::to_string(count) + " (devices 0 to " + std::to_string(count - 1) + ")");
+  CUDA_CHECK(cudaSetDevice(device));
+}
+
+namespace {
+
+// NVML is loaded at run time so the binary still starts (and says "no CUDA device") on a
+// machine without the NVIDIA driver. Returns the current SM clock and the driver version.
+struct NvmlFacts {
+  int sm_clock_mhz = 0;
+  std::string driver;
+};
+
+NvmlFacts read_nvml(int device) {
+  NvmlFacts facts;
+  void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) return facts;
+  using Init = int (*)();
+  using Handle = int (*)(unsigned, void**);
+  using Clock = int (*)(void*, int, unsigned*);
+  using Version = int (*)(char*, unsigned);
+  auto init = reinterpret_cast<Init>(dlsym(lib, "nvmlInit_v2"));
+  auto by_index = reinterpret_cast<Handle>(dlsym(lib, "nvmlDeviceGetHandleByIndex_v2"));
+  auto clock = reinterpret_cast<Clock>(dlsym(lib, "nvmlDeviceGetClockInfo"));
+  auto version = reinterpret_cast<Version>(dlsym(lib, "nvmlSystemGetDriverVersion"));
+  auto shutdown = reinterpret_cast<Init>(dlsym(lib, "nvmlShutdown"));
+  if (init && by_index && clock && version && shutdown && init() == 0) {
+    // NVML numbers devices in PCI order, CUDA by default fastest-first; with one GPU (our
+    // lent machines) they agree. NVML_CLOCK_SM = 1.
+    void* handle = nullptr;
+    unsigned mhz = 0;
+    if (by_index(static_cast<unsigned>(device), &handle) == 0 && clock(handle, 1, &mhz) == 0)
+      facts.sm_clock_mhz = static_cast<int>(mhz);
+    char text[96] = {};
+    if (version(text, sizeof text) == 0) facts.driver = text;
+    shutdown();
+  }
+  dlclose(lib);
+  return facts;
+}
+
+std::string version_text(int v) {  // 13000 -> "13.0"
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+}  // namespace
+
+GpuInfo gpu_info(int device) {
+  GpuInfo info;
+  info.device = device;
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  info.name = prop.name;
+  info.sm_count = prop.multiProcessorCount;
+  info.l2_bytes = prop.l2CacheSize;
+  info.memory_bytes = prop.totalGlobalMem;
+  int khz = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device));
+  info.sm_clock_max_mhz = khz / 1000;
+  int runtime = 0, driver = 0;
+  CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  CUDA_CHECK(cudaDriverGetVersion(&driver));
+  info.cuda_runtime_version = version_text(runtime);
+  info.cuda_driver_version = version_text(driver);
+  const NvmlFacts nvml = read_nvml(device);
+  info.sm_clock_current_mhz = nvml.sm_clock_mhz;
+  info.driver_version = nvml.driver.empty() ? "unknown (no NVML)" : nvml.driver;
+  return info;
+}
+
+size_t free_device_memory() {
+  size_t free_bytes = 0, total = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+  return free_bytes;
+}
+
+DeviceBuffer::DeviceBuffer(size_t count) : count_(count) {
+  CUDA_CHECK(cudaMalloc(&data_, count * sizeof(float)));
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (data_) cudaFree(data_);  // no throw from a destructor; a failure here is not actionable
+}
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+  if (this != &other) {
+    if (data_) cudaFree(data_);
+    data_ = std::exchange(other.data_, nullptr);
+    count_ = std::exchange(other.count_, 0);
+  }
+  return *this;
+}
+
+namespace {
+
+__device__ uint64_t mix(uint64_t x) {  // splitmix64: a cheap, well-spread hash of the index
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+__global__ void fill_matrix_kernel(float* m, int rows, int cols, int ld, Fill fill, uint64_t seed,
+                                   float padding) {
+  const size_t count = static_cast<size_t>(rows) * ld;
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    if (static_cast<int>(i % ld) >= cols) {
+      m[i] = padding;
+      continue;
+    }
+    const uint64_t h = mix(seed * 0x100000001B3ull ^ i);
+    if (fill == Fill::poison)
+      m[i] = NAN;
+    else if (fill == Fill::whole_numbers)
+      m[i] = static_cast<float>(static_cast<int>(h % (2 * kExactInputMax + 1)) - kExactInputMax);
+    else  // 24 random bits -> [-1, 1)
+      m[i] = static_cast<float>(h >> 40) * (2.0f / 16777216.0f) - 1.0f;
+  }
+}
+
+__global__ void fill_value_kernel(float* m, size_t count, float value) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x)
+    m[i] = value;
+}
+
+__global__ void abs_kernel(const float* in, float* out, size_t count) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x)
+    out[i] = fabsf(in[i]);
+}
+
+dim3 grid_for(size_t count) {
+  const size_t blocks = (count + 255) / 256;
+  return dim3(static_cast<unsigned>(blocks < 65536 ? (blocks ? blocks : 1) : 65536));
+}
+
+}  // namespace
+
+void fill_matrix(float* m, int rows, int cols, int ld, Fill fill, uint64_t seed, float padding,
+                 cudaStream_t stream) {
+  const size_t count = static_cast<size_t>(rows) * ld;
+  fill_matrix_kernel<<<grid_for(count), 256, 0, stream>>>(m, rows, cols, ld, fill, seed, padding);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void fill_value(float* m, size_t count, float value, cudaStream_t stream) {
+  fill_value_kernel<<<grid_for(count), 256, 0, stream>>>(m, count, value);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void abs_copy(const float* in, float* out, size_t count, cudaStream_t stream) {
+  abs_kernel<<<grid_for(count), 256, 0, stream>>>(in, out, count);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+L2Flusher::L2Flusher(int l2_bytes) : scratch_(2 * static_cast<size_t>(l2_bytes) / sizeof(float)) {}
+
+void L2Flusher::flush(cudaStream_t stream) {
+  CUDA_CHECK(cudaMemsetAsync(scratch_.get(), 0, scratch_.size() * sizeof(float), stream));
+}
+
+}  // namespace sgemm

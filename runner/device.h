@@ -1,0 +1,90 @@
+// Device side of the harness: checked CUDA calls, buffers, input fill, GPU facts, L2 flush.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace sgemm {
+
+// Every harness failure is one of these; the CLI, bench and tests print what() and stop.
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Throws Error naming the call and the CUDA error unless `err` is cudaSuccess.
+void check_cuda(cudaError_t err, const char* call, const char* file, int line);
+#define CUDA_CHECK(call) ::sgemm::check_cuda((call), #call, __FILE__, __LINE__)
+
+// Number of CUDA devices, or 0 (never throws: a machine without a GPU is not an error here).
+int cuda_device_count(std::string* why = nullptr);
+
+// Makes `device` current after checking it exists; throws Error with a clear message.
+void select_device(int device);
+
+struct GpuInfo {
+  int device = 0;
+  std::string name;
+  int sm_count = 0;
+  int sm_clock_max_mhz = 0;      // the rated maximum SM clock
+  int sm_clock_current_mhz = 0;  // from NVML when present, else 0 (unknown)
+  int l2_bytes = 0;
+  size_t memory_bytes = 0;
+  std::string driver_version;  // e.g. "580.159.04" from NVML, else the CUDA driver API version
+  std::string cuda_runtime_version;  // e.g. "13.0"
+  std::string cuda_driver_version;   // the newest CUDA the driver supports, e.g. "13.0"
+};
+GpuInfo gpu_info(int device);
+
+// Memory the current device has free, in bytes.
+size_t free_device_memory();
+
+// A cudaMalloc'd array of floats; not copyable, freed on destruction.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(size_t count);
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  float* get() const { return data_; }
+  size_t size() const { return count_; }
+
+ private:
+  float* data_ = nullptr;
+  size_t count_ = 0;
+};
+
+enum class Fill {
+  whole_numbers,  // uniform whole numbers in [-kExactInputMax, kExactInputMax]
+  uniform,        // uniform reals in [-1, 1)
+  poison,         // NaN: an output that must be written, or an input that must not be read
+};
+
+// Fills a rows x cols matrix stored with leading dimension ld (ld >= cols) from a seeded
+// hash of each index; the padding columns cols..ld-1 get `padding`.
+void fill_matrix(float* m, int rows, int cols, int ld, Fill fill, uint64_t seed, float padding,
+                 cudaStream_t stream);
+
+// Sets every element of m[0 .. count) to `value` (NaN poisons an output).
+void fill_value(float* m, size_t count, float value, cudaStream_t stream);
+
+// out[i] = |in[i]| for the tolerance's magnitude term.
+void abs_copy(const float* in, float* out, size_t count, cudaStream_t stream);
+
+// Evicts the L2 cache by writing a buffer twice its size, so each timed run starts cold.
+class L2Flusher {
+ public:
+  explicit L2Flusher(int l2_bytes);
+  void flush(cudaStream_t stream);
+
+ private:
+  DeviceBuffer scratch_;
+};
+
+}  // namespace sgemm

@@ -1,0 +1,59 @@
+// Public API of the SGEMM ladder: list the rungs, launch one on device pointers.
+//
+// Row-major storage and BLAS semantics: C = alpha * A * B + beta * C, where
+//   A is M x K with leading dimension lda >= K,
+//   B is K x N with ldb >= N,
+//   C is M x N with ldc >= N.
+// beta == 0 means C is not read (it may hold NaN or garbage).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <vector>
+
+namespace sgemm {
+
+struct RungInfo {
+  int number;           // 1, 2, ... (rung 0 is cuBLAS, which is not a kernel of ours)
+  const char* name;     // "naive": kernels/01_naive.cu, docs/01_naive.md
+  const char* summary;  // what this rung changes from the one before
+};
+
+// Every rung, in ladder order, read from kernels/ladder.inc.
+const std::vector<RungInfo>& rungs();
+
+// The rung with this number, or nullptr.
+const RungInfo* find_rung(int number);
+
+// "kernels/06_vectorized.cu" style paths, relative to the repository root.
+std::string kernel_file(const RungInfo& rung);
+std::string doc_file(const RungInfo& rung);
+
+enum class Status {
+  ok = 0,
+  unknown_rung,     // no rung with that number
+  bad_size,         // M, N or K < 1, or larger than kMaxDimension
+  bad_leading_dim,  // lda < K, ldb < N or ldc < N
+  bad_pointer,      // null, not 4-byte aligned, or not device memory
+  too_large,        // an element offset would not fit the kernels' 32-bit index math
+  cuda_error,       // the launch failed; the message says which CUDA error
+};
+
+const char* to_string(Status status);
+
+// Largest M, N or K accepted; beyond it the grids of the early rungs overflow.
+constexpr int kMaxDimension = 1 << 20;
+
+// Checks the arguments without launching anything. On failure `why` (if given) gets a
+// sentence naming the problem, e.g. "lda = 7 is smaller than K = 8".
+Status check_arguments(int rung, int M, int N, int K, const float* A, int lda, const float* B,
+                       int ldb, const float* C, int ldc, std::string* why = nullptr);
+
+// Checks the arguments, then launches rung `rung` on `stream` (asynchronously).
+// Never crashes on bad input: returns a Status and fills `why`.
+Status launch(int rung, int M, int N, int K, float alpha, const float* A, int lda, const float* B,
+              int ldb, float beta, float* C, int ldc, cudaStream_t stream = nullptr,
+              std::string* why = nullptr);
+
+}  // namespace sgemm
