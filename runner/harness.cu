@@ -105,13 +105,40 @@ void Harness::run(int rung, const Problem& p, const float* A, const float* B, fl
   if (status != Status::ok) throw Error("rung " + std::to_string(rung) + ": " + why);
 }
 
+Kernel Harness::kernel(int rung) {
+  return [this, rung](int M, int N, int K, float alpha, const float* A, int lda, const float* B,
+                      int ldb, float beta, float* C, int ldc, cudaStream_t) {
+    run(rung, Problem{Shape{M, N, K, lda, ldb, ldc}, alpha, beta}, A, B, C);
+    return cudaSuccess;
+  };
+}
+
+namespace {
+
+void run_kernel(const Kernel& kernel, const Problem& p, const float* A, const float* B, float* C,
+                cudaStream_t stream) {
+  const Shape& s = p.shape;
+  CUDA_CHECK(kernel(s.M, s.N, s.K, p.alpha, A, s.a_ld(), B, s.b_ld(), p.beta, C, s.c_ld(), stream));
+}
+
+}  // namespace
+
+CheckReport Harness::check(int rung, const Problem& p, CheckMode mode, uint64_t seed) {
+  return check(kernel(rung), p, mode, seed, "rung" + std::to_string(rung));
+}
+
+Timing Harness::time(int rung, const Problem& p, const TimingOptions& options) {
+  return time(kernel(rung), p, options);
+}
+
 std::string CheckReport::summary() const {
   std::string text = std::string(to_string(mode)) + " " + comparison.summary();
   if (!dump_path.empty()) text += " (inputs and results written to " + dump_path + ")";
   return text;
 }
 
-CheckReport Harness::check(int rung, const Problem& p, CheckMode mode, uint64_t seed) {
+CheckReport Harness::check(const Kernel& kernel, const Problem& p, CheckMode mode, uint64_t seed,
+                           const std::string& label) {
   require_memory(p, true);
   const Shape& s = p.shape;
   const size_t na = elements(s.M, s.a_ld()), nb = elements(s.K, s.b_ld()),
@@ -133,7 +160,7 @@ CheckReport Harness::check(int rung, const Problem& p, CheckMode mode, uint64_t 
   CUDA_CHECK(cudaMemcpyAsync(C, C0, nc * sizeof(float), cudaMemcpyDeviceToDevice, m.stream));
   CUDA_CHECK(cudaMemcpyAsync(expected, C0, nc * sizeof(float), cudaMemcpyDeviceToDevice, m.stream));
 
-  run(rung, p, A, B, C);
+  run_kernel(kernel, p, A, B, C, m.stream);
   CUDA_CHECK(cudaGetLastError());
   cublas_sgemm(p, A, B, expected);
 
@@ -161,15 +188,15 @@ CheckReport Harness::check(int rung, const Problem& p, CheckMode mode, uint64_t 
                               magnitude.empty() ? nullptr : magnitude.data(), kPaddingSentinel);
   if (!report.pass()) {
     char name[160];
-    std::snprintf(name, sizeof name, "sgemm_failure_rung%d_%dx%dx%d_%s.txt", rung, s.M, s.N, s.K,
-                  to_string(mode));
+    std::snprintf(name, sizeof name, "sgemm_failure_%s_%dx%dx%d_%s.txt", label.c_str(), s.M, s.N,
+                  s.K, to_string(mode));
     report.dump_path =
         dump_failure(name, s, to_host(A, na), to_host(B, nb), to_host(C0, nc), got, want);
   }
   return report;
 }
 
-Timing Harness::time(int rung, const Problem& p, const TimingOptions& options) {
+Timing Harness::time(const Kernel& kernel, const Problem& p, const TimingOptions& options) {
   require_memory(p, false);
   const Shape& s = p.shape;
   Impl& m = *impl_;
@@ -183,7 +210,7 @@ Timing Harness::time(int rung, const Problem& p, const TimingOptions& options) {
   fill_matrix(B, s.K, s.N, s.b_ld(), Fill::uniform, 12, 0.f, m.stream);
   fill_matrix(C, s.M, s.N, s.c_ld(), Fill::uniform, 13, 0.f, m.stream);
 
-  for (int i = 0; i < options.warmup; ++i) run(rung, p, A, B, C);
+  for (int i = 0; i < options.warmup; ++i) run_kernel(kernel, p, A, B, C, m.stream);
   CUDA_CHECK(cudaStreamSynchronize(m.stream));
 
   std::vector<double> samples;
@@ -192,7 +219,7 @@ Timing Harness::time(int rung, const Problem& p, const TimingOptions& options) {
   while (static_cast<int>(samples.size()) < reps) {
     if (options.flush_l2) m.flusher->flush(m.stream);
     CUDA_CHECK(cudaEventRecord(m.start, m.stream));
-    run(rung, p, A, B, C);
+    run_kernel(kernel, p, A, B, C, m.stream);
     CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
     CUDA_CHECK(cudaEventSynchronize(m.stop));
     float ms = 0;

@@ -4,6 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -13,6 +14,12 @@
 namespace sgemm {
 
 constexpr int kCublasRung = 0;  // rung 0 is cuBLAS itself
+
+// Something that computes C = alpha*A*B + beta*C with the ladder's BLAS-like signature: a
+// rung, or a candidate tile configuration of scripts/autotune. Returns the launch error.
+using Kernel = std::function<cudaError_t(int M, int N, int K, float alpha, const float* A, int lda,
+                                         const float* B, int ldb, float beta, float* C, int ldc,
+                                         cudaStream_t stream)>;
 
 struct Problem {
   Shape shape;
@@ -60,15 +67,22 @@ class Harness {
   // Runs `rung` on fresh inputs drawn from `seed` and compares with cuBLAS (see check.h).
   // C is poisoned with NaN first when beta == 0; its padding holds kPaddingSentinel.
   CheckReport check(int rung, const Problem& problem, CheckMode mode, uint64_t seed);
+  // `label` names the failure dump: sgemm_failure_<label>_<MxNxK>_<mode>.txt.
+  CheckReport check(const Kernel& kernel, const Problem& problem, CheckMode mode, uint64_t seed,
+                    const std::string& label = "kernel");
 
   // Times `rung` (kCublasRung for cuBLAS) on random inputs, events around each run.
   Timing time(int rung, const Problem& problem, const TimingOptions& options);
+  Timing time(const Kernel& kernel, const Problem& problem, const TimingOptions& options);
 
   // The same cuBLAS call the checks and timings use (row-major, true FP32).
   void cublas_sgemm(const Problem& problem, const float* A, const float* B, float* C);
 
   // Launches `rung` (or cuBLAS) once; throws Error with the API's message on failure.
   void run(int rung, const Problem& problem, const float* A, const float* B, float* C);
+
+  // The Kernel that runs `rung` through the library API (cuBLAS for kCublasRung).
+  Kernel kernel(int rung);
 
  private:
   struct Impl;
