@@ -7,6 +7,9 @@
 // side and arrive in TM / 4 LDS.128, like the TN values of Bs. The transpose costs four
 // scalar stores per float4 in the tile load, which runs once per BK steps of the loop.
 //
+// With both slices wide, the k loop is unrolled again (rung 5 kept it rolled to show the
+// scalar loads).
+//
 // A float4 load needs a 16-byte aligned address: the vector path runs when A, B and C are
 // 16-byte aligned and lda, ldb, ldc are multiples of 4; otherwise the same kernel runs with
 // scalar loads (kVectorized = false) and gives the same result.
@@ -18,7 +21,7 @@ namespace sgemm::vectorized {
 
 constexpr int BM = 128;  // rows of C per block
 constexpr int BN = 128;  // columns of C per block
-constexpr int BK = 8;    // depth of the A and B tiles staged per step
+constexpr int BK = 16;   // depth of the A and B tiles staged per step
 constexpr int TM = 8;    // rows of C per thread
 constexpr int TN = 8;    // columns of C per thread: with TM, the register tile
 constexpr int kThreads = (BM / TM) * (BN / TN);
@@ -41,8 +44,9 @@ __device__ __forceinline__ float4 load4(const float* row, int col, int cols) {
                      col + 2 < cols ? row[col + 2] : 0.f, col + 3 < cols ? row[col + 3] : 0.f);
 }
 
+// Two blocks per SM (at most 128 registers a thread), so one computes while the other waits.
 template <bool kVectorized>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, 2)
     sgemm_vectorized(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                      int ldb, float beta, float* C, int ldc) {
   __shared__ alignas(16) float As[BK * BM];  // As[k * BM + r] = A[blockRow + r][k0 + k]
@@ -78,6 +82,9 @@ __global__ void __launch_bounds__(kThreads)
     }
     __syncthreads();  // the tiles are complete before anyone reads them
 
+    // Unrolled now: each k reads two float4s of As and two of Bs, so unrolling costs no
+    // extra registers for A and lets the loads of one k overlap the FMAs of the last.
+#pragma unroll
     for (int k = 0; k < BK; ++k) {
       for (int i = 0; i < TM; i += 4)
         *reinterpret_cast<float4*>(&regM[i]) =
@@ -91,9 +98,12 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();  // everyone is done reading before the next step overwrites them
   }
 
+  // Unrolled, so that acc[] is indexed with constants and stays in registers.
+#pragma unroll
   for (int i = 0; i < TM; ++i) {
     const int row = blockRow + threadRow * TM + i;
     if (row >= M) break;
+#pragma unroll
     for (int j = 0; j < TN; j += 4) {
       const int col = blockCol + threadCol * TN + j;
       float* c = &C[row * ldc + col];

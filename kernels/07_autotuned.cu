@@ -37,12 +37,18 @@ struct Tile {
   static_assert(kThreads % (BN / 4) == 0 && (BK * BN / 4) % kThreads == 0,
                 "the threads load the B tile in whole passes of float4s");
   static_assert((BM + BN) * BK * 4 <= 48 * 1024, "As and Bs fit in 48 KiB of static shared memory");
+  // Blocks resident per SM: with 64 accumulators a thread fits in 128 registers, so as many
+  // blocks as fill 512 threads; bigger register tiles need all 255 registers, one block.
+  static constexpr int kMinBlocks = TM * TN > 64 || kThreads >= 512 ? 1 : 512 / kThreads;
   static constexpr int kStrideA = kThreads / (BK / 4);  // rows of the A tile loaded per pass
   static constexpr int kStrideB = kThreads / (BN / 4);  // rows of the B tile loaded per pass
 };
 
+// kMinBlocks caps the registers a thread may use so that many blocks fit; as in rung 6,
+// one block computes while another waits at its barrier.
 template <int BM, int BN, int BK, int TM, int TN, bool kVectorized>
-__global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN>::kThreads)
+__global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN>::kThreads,
+                                  Tile<BM, BN, BK, TM, TN>::kMinBlocks)
     sgemm_autotuned(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                     int ldb, float beta, float* C, int ldc) {
   using T = Tile<BM, BN, BK, TM, TN>;
@@ -79,6 +85,9 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN>::kThreads)
     }
     __syncthreads();  // the tiles are complete before anyone reads them
 
+    // Unrolled now: each k reads two float4s of As and two of Bs, so unrolling costs no
+    // extra registers for A and lets the loads of one k overlap the FMAs of the last.
+#pragma unroll
     for (int k = 0; k < BK; ++k) {
       for (int i = 0; i < TM; i += 4)
         *reinterpret_cast<float4*>(&regM[i]) =
@@ -92,9 +101,12 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN>::kThreads)
     __syncthreads();  // everyone is done reading before the next step overwrites them
   }
 
+  // Unrolled, so that acc[] is indexed with constants and stays in registers.
+#pragma unroll
   for (int i = 0; i < TM; ++i) {
     const int row = blockRow + threadRow * TM + i;
     if (row >= M) break;
+#pragma unroll
     for (int j = 0; j < TN; j += 4) {
       const int col = blockCol + threadCol * TN + j;
       float* c = &C[row * ldc + col];

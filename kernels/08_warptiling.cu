@@ -2,12 +2,20 @@
 // WMITER x WNITER sub-tiles of its warp tile, and each thread computes a TM x TN micro-tile
 // in every sub-tile, from registers.
 //
-// In rung 7 a warp's 32 threads were spread over the whole block tile in row order, so the
-// warp read wide, scattered stretches of As and Bs. Now a warp's threads sit together in a
-// small sub-tile: per step of k the warp reads a WSUBM-long slice of As and a WSUBN-long
-// slice of Bs that its lanes share, which spreads the float4 reads over all 32 banks and
-// lets neighbouring lanes reuse the same words. The extra loop level is also a third level
-// of tiling (block, warp, thread) that maps onto the hardware the way warps are scheduled.
+// In rung 7 a warp's 32 threads were spread along whole rows of the block tile, so a warp
+// read long, scattered stretches of As and Bs. Now a warp's threads sit together in a small
+// sub-tile: per step of k the warp reads a short slice of As and of Bs that its lanes
+// share, so each LDS.128 touches few distinct words without bank conflicts, and the
+// per-thread register tile can grow (8 x 16 here) without the block growing past 256
+// threads. Block, warp and thread are now three levels of tiling.
+//
+// Bigger register tiles mean fewer, fatter warps per SM (one block of 8 warps at the tuned
+// size), too few to hide a barrier's wait for global memory behind other blocks. So the
+// block also overlaps its own loads and math: it keeps two buffers of each tile, computes on
+// one while the next tile travels from global memory through registers into the other,
+// and meets one barrier per step instead of two. And its transposed stores into As are
+// swizzled (row index XOR a multiple of 8 that changes with k), so a warp's scalar stores
+// land in 32 different banks instead of 4-way conflicts.
 // The parameters come from scripts/autotune, as in rung 7.
 #include <cuda_runtime.h>
 
@@ -34,6 +42,7 @@ struct Tile {
   static constexpr int WMITER = (WM * WN) / (32 * TM * TN * WNITER);
   static constexpr int WSUBM = WM / (WMITER > 0 ? WMITER : 1);  // rows of one warp sub-tile
   static constexpr int WSUBN = WN / WNITER;                     // columns of one
+  static constexpr int kAccumulators = WM * WN / 32;            // elements of C per thread
   static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles cover the block tile exactly");
   static_assert(WMITER >= 1 && (WM * WN) % (32 * TM * TN * WNITER) == 0,
                 "a warp's 32 threads cover its tile in whole sub-tiles");
@@ -42,23 +51,39 @@ struct Tile {
                 "the 32 threads of a warp tile one sub-tile with their micro-tiles");
   static_assert(TM % 4 == 0 && TN % 4 == 0, "a thread's slices of As and Bs are whole float4s");
   static_assert(BK % 4 == 0 && BN % 4 == 0, "tile rows are whole float4s");
+  static_assert(BM % 32 == 0, "the As swizzle permutes rows within groups of 32");
   static_assert(kThreads >= 32 && kThreads <= 1024, "a block has 32 to 1024 threads");
   static_assert(kThreads % (BK / 4) == 0 && (BM * BK / 4) % kThreads == 0,
                 "the threads load the A tile in whole passes of float4s");
   static_assert(kThreads % (BN / 4) == 0 && (BK * BN / 4) % kThreads == 0,
                 "the threads load the B tile in whole passes of float4s");
-  static_assert((BM + BN) * BK * 4 <= 48 * 1024, "As and Bs fit in 48 KiB of static shared memory");
+  static_assert(2 * (BM + BN) * BK * 4 <= 48 * 1024,
+                "two buffers of As and Bs fit in 48 KiB of static shared memory");
+  // Blocks resident per SM: with 64 accumulators a thread fits in 128 registers, so as many
+  // blocks as fill 512 threads; bigger register tiles need all 255 registers, one block.
+  static constexpr int kMinBlocks = kAccumulators > 64 || kThreads >= 512 ? 1 : 512 / kThreads;
   static constexpr int kStrideA = kThreads / (BK / 4);  // rows of the A tile loaded per pass
   static constexpr int kStrideB = kThreads / (BN / 4);  // rows of the B tile loaded per pass
+  static constexpr int kLoadsA = BM / kStrideA;         // float4s of A per thread per tile
+  static constexpr int kLoadsB = BK / kStrideB;         // float4s of B per thread per tile
 };
 
+// Where element r of row k of As is stored: r XOR a multiple of 8 that changes every four k.
+// A warp's four scalar stores per float4 then hit 32 different banks, and each aligned
+// group of four r stays together, so the reads remain LDS.128.
+__device__ __forceinline__ int swizzle(int r, int k) { return r ^ ((k / 4) % 4 * 8); }
+
+// kMinBlocks caps the registers a thread may use so that many blocks fit.
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, bool kVectorized>
-__global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN>::kThreads)
+__global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN>::kThreads,
+                                  Tile<BM, BN, BK, WM, WN, WNITER, TM, TN>::kMinBlocks)
     sgemm_warptiling(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                      int ldb, float beta, float* C, int ldc) {
   using T = Tile<BM, BN, BK, WM, WN, WNITER, TM, TN>;
-  __shared__ alignas(16) float As[BK * BM];  // As[k * BM + r] = A[blockRow + r][k0 + k]
-  __shared__ alignas(16) float Bs[BK * BN];  // Bs[k * BN + c] = B[k0 + k][blockCol + c]
+  // Two buffers of each tile: the block computes on one while the next tile fills the other.
+  __shared__ alignas(
+      16) float As[2][BK * BM];  // As[.][k * BM + swizzle(r, k)] = A[blockRow + r][k0 + k]
+  __shared__ alignas(16) float Bs[2][BK * BN];  // Bs[.][k * BN + c] = B[k0 + k][blockCol + c]
 
   const int warpIdx = threadIdx.x / 32;
   const int warpCol = warpIdx % (BN / WN);  // this warp owns columns warpCol*WN ..
@@ -73,45 +98,82 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN>::kThr
   const int innerColB = threadIdx.x % (BN / 4);  // the first float4 of the B tile it loads
   const int innerRowB = threadIdx.x / (BN / 4);
 
+  // The next tiles, on their way from global memory, zero outside the matrix.
+  float4 nextA[T::kLoadsA], nextB[T::kLoadsB];
+  auto fetch = [&](int k0) {
+#pragma unroll
+    for (int l = 0; l < T::kLoadsA; ++l) {
+      const int rowA = blockRow + innerRowA + l * T::kStrideA, colA = k0 + innerColA * 4;
+      nextA[l] =
+          rowA < M ? load4<kVectorized>(A + rowA * lda, colA, K) : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+#pragma unroll
+    for (int l = 0; l < T::kLoadsB; ++l) {
+      const int rowB = k0 + innerRowB + l * T::kStrideB, colB = blockCol + innerColB * 4;
+      nextB[l] =
+          rowB < K ? load4<kVectorized>(B + rowB * ldb, colB, N) : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+  };
+  // Registers to shared buffer `buf`; As is written transposed and swizzled.
+  auto stash = [&](int buf) {
+#pragma unroll
+    for (int l = 0; l < T::kLoadsA; ++l) {
+      const int r = innerRowA + l * T::kStrideA, k = innerColA * 4;
+      As[buf][(k + 0) * BM + swizzle(r, k + 0)] = nextA[l].x;
+      As[buf][(k + 1) * BM + swizzle(r, k + 1)] = nextA[l].y;
+      As[buf][(k + 2) * BM + swizzle(r, k + 2)] = nextA[l].z;
+      As[buf][(k + 3) * BM + swizzle(r, k + 3)] = nextA[l].w;
+    }
+#pragma unroll
+    for (int l = 0; l < T::kLoadsB; ++l)
+      *reinterpret_cast<float4*>(&Bs[buf][(innerRowB + l * T::kStrideB) * BN + innerColB * 4]) =
+          nextB[l];
+  };
+
   float acc[T::WMITER * TM * WNITER * TN] = {};
   float regM[T::WMITER * TM];  // a column slice of A per sub-tile row: rows of As
   float regN[WNITER * TN];     // a row slice of Bs per sub-tile column
-  for (int k0 = 0; k0 < K; k0 += BK) {
-    // One float4 of each tile per pass, zero outside the matrix; As is written transposed.
-    for (int offset = 0; offset < BM; offset += T::kStrideA) {
-      const int rowA = blockRow + innerRowA + offset, colA = k0 + innerColA * 4;
-      const float4 a =
-          rowA < M ? load4<kVectorized>(A + rowA * lda, colA, K) : make_float4(0.f, 0.f, 0.f, 0.f);
-      As[(innerColA * 4 + 0) * BM + innerRowA + offset] = a.x;
-      As[(innerColA * 4 + 1) * BM + innerRowA + offset] = a.y;
-      As[(innerColA * 4 + 2) * BM + innerRowA + offset] = a.z;
-      As[(innerColA * 4 + 3) * BM + innerRowA + offset] = a.w;
-    }
-    for (int offset = 0; offset < BK; offset += T::kStrideB) {
-      const int rowB = k0 + innerRowB + offset, colB = blockCol + innerColB * 4;
-      *reinterpret_cast<float4*>(&Bs[(innerRowB + offset) * BN + innerColB * 4]) =
-          rowB < K ? load4<kVectorized>(B + rowB * ldb, colB, N) : make_float4(0.f, 0.f, 0.f, 0.f);
-    }
-    __syncthreads();  // the tiles are complete before anyone reads them
+  fetch(0);
+  stash(0);
+  __syncthreads();
+  for (int k0 = 0, buf = 0; k0 < K; k0 += BK, buf ^= 1) {
+    const bool more = k0 + BK < K;
+    if (more) fetch(k0 + BK);  // in flight while this tile is computed
 
+      // Unrolled now: each k reads two float4s of As and two of Bs, so unrolling costs no
+      // extra registers for A and lets the loads of one k overlap the FMAs of the last.
+#pragma unroll
     for (int k = 0; k < BK; ++k) {
+#pragma unroll
       for (int wm = 0; wm < T::WMITER; ++wm)
-        for (int i = 0; i < TM; i += 4)
-          *reinterpret_cast<float4*>(&regM[wm * TM + i]) = *reinterpret_cast<const float4*>(
-              &As[k * BM + warpRow * WM + wm * T::WSUBM + threadRow * TM + i]);
+#pragma unroll
+        for (int i = 0; i < TM; i += 4) {
+          const int r = warpRow * WM + wm * T::WSUBM + threadRow * TM + i;
+          *reinterpret_cast<float4*>(&regM[wm * TM + i]) =
+              *reinterpret_cast<const float4*>(&As[buf][k * BM + swizzle(r, k)]);
+        }
+#pragma unroll
       for (int wn = 0; wn < WNITER; ++wn)
+#pragma unroll
         for (int j = 0; j < TN; j += 4)
           *reinterpret_cast<float4*>(&regN[wn * TN + j]) = *reinterpret_cast<const float4*>(
-              &Bs[k * BN + warpCol * WN + wn * T::WSUBN + threadCol * TN + j]);
+              &Bs[buf][k * BN + warpCol * WN + wn * T::WSUBN + threadCol * TN + j]);
+#pragma unroll
       for (int i = 0; i < T::WMITER * TM; ++i)
+#pragma unroll
         for (int j = 0; j < WNITER * TN; ++j) acc[i * WNITER * TN + j] += regM[i] * regN[j];
     }
-    __syncthreads();  // everyone is done reading before the next step overwrites them
+
+    if (more) stash(buf ^ 1);
+    __syncthreads();  // one barrier a step: the other buffer is full, and this one is free
   }
 
+  // Unrolled, so that acc[] is indexed with constants and stays in registers.
+#pragma unroll
   for (int i = 0; i < T::WMITER * TM; ++i) {
     const int row = blockRow + warpRow * WM + (i / TM) * T::WSUBM + threadRow * TM + i % TM;
     if (row >= M) continue;
+#pragma unroll
     for (int j = 0; j < WNITER * TN; j += 4) {
       const int col = blockCol + warpCol * WN + (j / TN) * T::WSUBN + threadCol * TN + j % TN;
       float* c = &C[row * ldc + col];
@@ -178,16 +240,16 @@ cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, co
                    int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
   switch (current_gpu()) {
     case Gpu::h100:
-      return launch_tile<128, 128, 8, 64, 32, 2, 4, 4>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
-                                                       stream);
+      return launch_tile<128, 256, 16, 64, 64, 4, 4, 4>(M, N, K, alpha, A, lda, B, ldb, beta, C,
+                                                        ldc, stream);
     case Gpu::h200:
-      return launch_tile<128, 128, 8, 64, 32, 2, 4, 4>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
-                                                       stream);
+      return launch_tile<128, 256, 16, 64, 64, 4, 4, 4>(M, N, K, alpha, A, lda, B, ldb, beta, C,
+                                                        ldc, stream);
     case Gpu::other:
       break;
   }
-  return launch_tile<128, 128, 8, 64, 32, 2, 4, 4>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
-                                                   stream);
+  return launch_tile<128, 256, 16, 64, 64, 4, 4, 4>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                    stream);
 }
 
 #endif  // SGEMM_AUTOTUNE_CANDIDATES

@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -147,8 +148,14 @@ ParseResult parse_args(const std::vector<std::string>& args) {
     // Every other flag takes a value, as `--flag value` or `--flag=value`.
     std::string flag = arg, value;
     const size_t eq = arg.find('=');
+    if (eq != std::string::npos) flag = arg.substr(0, eq);
+    static const char* const kFlagsWithValue[] = {"--sizes", "--mnk",    "--alpha",  "--beta",
+                                                  "--pad",   "--reps",   "--warmup", "--budget-ms",
+                                                  "--seed",  "--device", "--json",   "--check"};
+    if (std::find(std::begin(kFlagsWithValue), std::end(kFlagsWithValue), flag) ==
+        std::end(kFlagsWithValue))
+      return fail("unknown option " + flag + " (see --help)");
     if (eq != std::string::npos) {
-      flag = arg.substr(0, eq);
       value = arg.substr(eq + 1);
     } else if (i + 1 < args.size()) {
       value = args[++i];
@@ -202,8 +209,6 @@ ParseResult parse_args(const std::vector<std::string>& args) {
         o.checks = ChecksToRun::none;
       else
         return fail("--check takes both, exact, random or none, not '" + value + "'");
-    } else {
-      return fail("unknown option " + flag + " (see --help)");
     }
   }
   if (o.help || o.list) return result;

@@ -1,0 +1,53 @@
+// The body of every benchmark in the sweep: validate the rung on the shape once, skip it when
+// one run would take too long, time it with the harness, and report GFLOP/s and % of cuBLAS.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <string>
+
+#include "harness.h"
+#include "sweep_options.h"
+
+namespace sgemm::bench {
+
+class Sweep {
+ public:
+  Sweep(Harness& harness, const SweepOptions& options);
+
+  // Runs benchmark `rung` (kCublasRung for cuBLAS) on `shape`: one iteration whose manual
+  // time is the harness's median.
+  void run(benchmark::State& state, int rung, const Shape& shape);
+
+  // Benchmarks that failed validation or hit an error (skips for time or memory are not).
+  int errors() const { return errors_; }
+
+ private:
+  struct Verdict {
+    bool pass = true;
+    std::string text;  // "exact PASS", or the failure
+  };
+  struct Throughput {
+    double flops = 0, gflops = 0;
+    std::string shape;
+  };
+
+  const Verdict& validate(int rung, const Problem& problem);
+  const Timing* cublas_timing(const Problem& problem, std::string* why);
+  bool fits(const Problem& problem, bool for_check, std::string* why) const;
+  bool too_slow(int rung, const Problem& problem, std::string* why);
+  const Throughput& throughput(int rung);
+  void record(int rung, const Problem& problem, const Timing& timing);
+  void fail(benchmark::State& state, const std::string& why);
+
+  Harness& harness_;
+  const SweepOptions& options_;
+  TimingOptions timing_;
+  std::map<std::string, Verdict> verdicts_;  // by benchmark name: each (rung, shape) once
+  std::map<std::string, Timing> cublas_;     // by shape: the same-process reference
+  std::map<int, Throughput> throughput_;     // by rung: its largest problem timed so far
+  int errors_ = 0;
+};
+
+}  // namespace sgemm::bench

@@ -1,0 +1,57 @@
+// The bench's own flags and its default shapes. Parsing only, no CUDA: the flags are checked
+// by CPU tests. Flags the `sgemm` CLI also has (--mnk, --sizes, --warmup, ...) go through the
+// CLI's own parser, so they mean the same thing in both front doors.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "check.h"
+#include "cli.h"
+
+namespace sgemm::bench {
+
+// One problem of the default sweep and the family it belongs to ("square", "wide", ...).
+struct NamedShape {
+  const char* kind;
+  int M, N, K;
+};
+
+// Square 128 .. 16384: powers of two and sizes that are not (edges, partial tiles).
+const std::vector<NamedShape>& square_shapes();
+// Wide, tall-skinny, small-K and large-K problems.
+const std::vector<NamedShape>& nonsquare_shapes();
+// "512x16384x4096=wide,...": the kinds of the non-square problems, for the JSON's context
+// (scripts/plot labels its bars with them).
+std::string shape_kinds();
+
+// A rung whose predicted time for one run is above this many seconds is skipped.
+constexpr double kDefaultMaxSecondsPerRun = 2.0;
+
+struct SweepOptions {
+  std::vector<int> rungs;     // 0 (cuBLAS) and rung numbers, ladder order
+  std::vector<Shape> shapes;  // in sweep order, leading dimensions included
+  Options run;                // alpha, beta, warmup, reps, budget_ms, checks, seed, device
+  double max_seconds_per_run = kDefaultMaxSecondsPerRun;  // 0: no limit
+  bool help = false;
+};
+
+struct SweepParseResult {
+  SweepOptions options;
+  std::string error;  // empty on success; otherwise one sentence naming the problem
+  bool ok() const { return error.empty(); }
+};
+
+// Takes the bench's flags out of argv (argv[0] and --benchmark_* flags stay, in order, for
+// benchmark::Initialize) and parses them. Never throws, never exits.
+SweepParseResult parse_sweep_args(int* argc, char** argv);
+
+// True when argv asks Google Benchmark only to list the benchmarks (no GPU needed).
+bool lists_benchmarks_only(int argc, char** argv);
+
+std::string sweep_usage();
+
+// "sgemm/cublas/4096x4096x4096", "sgemm/rung:05_blocktiling_2d/4096x4096x4096".
+std::string benchmark_name(int rung, const Shape& shape);
+
+}  // namespace sgemm::bench

@@ -1,0 +1,156 @@
+"""sgemm_bench's JSON (Google Benchmark's format) as the scripts see it: one Result per
+benchmark, the GPU facts of its context, and the ladder table at one size. Standard library
+only, so scripts/results-table and its CPU test need nothing installed.
+
+    import bench_results
+    context, results = bench_results.load("results/h100/bench.json")
+    print(bench_results.ladder_markdown(context, results, 4096))
+"""
+import json
+import re
+import statistics
+from dataclasses import dataclass
+
+from ladder import Error
+
+# "sgemm/cublas/4096x4096x4096/iterations:1/manual_time" or
+# "sgemm/rung:05_blocktiling_2d/1000x1000x1000/lda=1008/ldb=1008/ldc=1008/iterations:1/...".
+# The rung's number and name come from the name, never from a list kept here.
+_NAME = re.compile(r"^sgemm/(?:cublas|rung:(?P<number>\d+)_(?P<name>[a-z0-9_]+))"
+                   r"/(?P<M>\d+)x(?P<N>\d+)x(?P<K>\d+)(?P<rest>/.*)?$")
+
+# Google Benchmark before 1.8 has no SkipWithMessage: sgemm_bench then reports a skip as an
+# error whose message starts with this (bench/sweep.cpp).
+_OLD_SKIP_PREFIX = "skipped: "
+
+CUBLAS = "cuBLAS"
+
+
+@dataclass
+class Result:
+    rung: int  # 0 is cuBLAS
+    kernel: str  # "blocktiling_2d", or CUBLAS
+    M: int
+    N: int
+    K: int
+    padded: bool  # leading dimensions larger than the rows (--pad)
+    status: str  # "ok", "skipped" or "error"
+    message: str  # ok: the check ("exact PASS"); otherwise why it was skipped or failed
+    gflops: float = None
+    cublas_gflops: float = None
+    pct_of_cublas: float = None
+
+    @property
+    def label(self):  # "5 blocktiling_2d", "0 cuBLAS"
+        return f"{self.rung} {self.kernel}"
+
+    @property
+    def square(self):
+        return self.M == self.N == self.K and not self.padded
+
+    @property
+    def shape(self):
+        return f"{self.M}x{self.N}x{self.K}"
+
+
+def _status(run):
+    """(status, message) of one Google Benchmark run entry."""
+    if run.get("skipped"):  # Google Benchmark >= 1.8
+        return "skipped", run.get("skip_message", "")
+    if run.get("error_occurred"):
+        message = run.get("error_message", "")
+        if message.startswith(_OLD_SKIP_PREFIX):
+            return "skipped", message[len(_OLD_SKIP_PREFIX):]
+        return "error", message
+    return "ok", run.get("label", "")
+
+
+def _median(runs, key):
+    values = [r[key] for r in runs if key in r]
+    return statistics.median(values) if values else None
+
+
+def _result(name, runs):
+    """One Result from every repetition of one benchmark: the median of the timed ones."""
+    m = _NAME.match(name)
+    if not m:
+        return None  # not one of ours
+    statuses = [_status(r) for r in runs]
+    ok = [r for r, s in zip(runs, statuses) if s[0] == "ok"]
+    status, message = next((s for s in statuses if s[0] == "ok"), statuses[0])
+    return Result(rung=int(m["number"] or 0), kernel=m["name"] or CUBLAS, M=int(m["M"]),
+                  N=int(m["N"]), K=int(m["K"]), padded="lda=" in (m["rest"] or ""),
+                  status=status, message=message, gflops=_median(ok, "GFLOP/s"),
+                  cublas_gflops=_median(ok, "cublas_GFLOP/s"),
+                  pct_of_cublas=_median(ok, "pct_of_cublas"))
+
+
+def load(path):
+    """(context, [Result]) from a sgemm_bench JSON, in the order the bench ran them."""
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except OSError as e:
+        raise Error(f"cannot read {path}: {e.strerror}") from None
+    except json.JSONDecodeError as e:
+        raise Error(f"{path} is not JSON: {e}") from None
+    context = data.get("context", {})
+    if "gpu" not in context or "benchmarks" not in data:
+        raise Error(f"{path} is not sgemm_bench output (--benchmark_out_format=json): "
+                    "no GPU in its context")
+    by_name = {}  # run_name: every repetition; aggregates (mean, stddev...) are recomputed
+    for run in data["benchmarks"]:
+        if run.get("run_type", "iteration") == "iteration":
+            by_name.setdefault(run.get("run_name", run["name"]), []).append(run)
+    results = [_result(name, runs) for name, runs in by_name.items()]
+    results = [r for r in results if r is not None]
+    if not results:
+        raise Error(f"{path} holds no sgemm benchmarks")
+    return context, results
+
+
+def gpu_summary(context):
+    """'NVIDIA H100 80GB HBM3, SM clock 1980 MHz max (1755 at start), driver ..., CUDA ...'."""
+    c = context
+    start = c.get("sm_clock_mhz_at_start", "0")
+    clock = f"SM clock {c.get('sm_clock_max_mhz', '?')} MHz max"
+    if start not in ("", "0"):
+        clock += f" ({start} MHz when the sweep started)"
+    return (f"{c['gpu']}, {clock}, driver {c.get('driver_version', '?')}, "
+            f"CUDA {c.get('cuda_runtime_version', '?')} runtime")
+
+
+def shape_kinds(context):
+    """{"512x16384x4096": "wide", ...}: the bench's names for its non-square problems."""
+    pairs = (item.split("=", 1) for item in context.get("sgemm_shape_kinds", "").split(","))
+    return {p[0]: p[1] for p in pairs if len(p) == 2}
+
+
+def ladder_at(results, size):
+    """The results of the square size×size×size problem, ladder order (cuBLAS first)."""
+    rows = [r for r in results if r.square and r.M == size]
+    return sorted(rows, key=lambda r: r.rung)
+
+
+def _number(value, digits):
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def ladder_markdown(context, results, size):
+    """The ladder table at one size, in markdown, with a line per skipped or failed rung."""
+    rows = ladder_at(results, size)
+    if not rows:
+        raise Error(f"no results at {size}x{size}x{size}: run the bench with that size")
+    lines = [f"SGEMM {size}×{size}×{size} (FP32) on {gpu_summary(context)}; "
+             "% of cuBLAS against cuBLAS timed in the same run.", "",
+             "| Rung | Kernel | GFLOP/s | % of cuBLAS |", "| ---: | :--- | ---: | ---: |"]
+    notes = []
+    for r in rows:
+        if r.status == "ok":
+            lines.append(f"| {r.rung} | {r.kernel} | {_number(r.gflops, 0)} | "
+                         f"{_number(r.pct_of_cublas, 1)} |")
+        else:
+            what = "skipped" if r.status == "skipped" else "FAILED"
+            lines.append(f"| {r.rung} | {r.kernel} | {what} | — |")
+            notes.append(f"- {r.label} {what}: {r.message}")
+    return "\n".join(lines + ([""] + notes if notes else [])) + "\n"

@@ -1,0 +1,208 @@
+// The `sgemm` command line (cli.h): what each flag sets, and that bad input gets an error
+// naming the problem. Parsing only, so these run without a GPU.
+#include "cli.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <vector>
+
+#include "sgemm.h"
+
+namespace sgemm {
+namespace {
+
+ParseResult parse(const std::vector<std::string>& args) { return parse_args(args); }
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
+  return text;
+}
+
+// Parsing fails with an error that mentions `what` (ignoring case).
+void expect_error(const std::vector<std::string>& args, const std::string& what) {
+  std::string line;
+  for (const std::string& a : args) line += " " + a;
+  SCOPED_TRACE("sgemm" + line);
+  ParseResult r = parse(args);
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(lower(r.error).find(lower(what)), std::string::npos)
+      << "error should mention '" << what << "': " << r.error;
+}
+
+// A rung that exists, as text; the tests never assume how long the ladder is.
+std::string last_rung() { return std::to_string(rungs().back().number); }
+
+TEST(Cli, OneRungKeepsTheDefaults) {
+  ParseResult r = parse({last_rung()});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.options.rungs, std::vector<int>{rungs().back().number});
+  EXPECT_FALSE(r.options.all);
+  EXPECT_EQ(r.options.alpha, 1.f);
+  EXPECT_EQ(r.options.beta, 0.f);
+  EXPECT_EQ(r.options.pad, 0);
+  EXPECT_EQ(r.options.checks, ChecksToRun::both);
+  EXPECT_TRUE(r.options.json_path.empty());
+  EXPECT_EQ(r.options.device, 0);
+  EXPECT_FALSE(r.options.list);
+  EXPECT_FALSE(r.options.help);
+}
+
+TEST(Cli, SeveralRungsInOrder) {
+  const int first = rungs().front().number, last = rungs().back().number;
+  ParseResult r = parse({std::to_string(last), std::to_string(first)});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.options.rungs, (std::vector<int>{last, first}));
+}
+
+TEST(Cli, AllRunsTheLadder) {
+  ParseResult r = parse({"all"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_TRUE(r.options.all);
+}
+
+TEST(Cli, RungZeroIsCublas) {
+  ParseResult r = parse({"0"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.options.rungs, std::vector<int>{0});
+}
+
+TEST(Cli, UnknownRungIsNamed) {
+  expect_error({"99"}, "99");
+  expect_error({std::to_string(rungs().back().number + 1)},
+               std::to_string(rungs().back().number + 1));
+  expect_error({"-1"}, "-1");
+  expect_error({"naive"}, "naive");  // rungs are numbers
+}
+
+TEST(Cli, SizesAreSquareShapes) {
+  ParseResult r = parse({"1", "--sizes", "128,1000"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  ASSERT_EQ(r.options.shapes.size(), 2u);
+  for (int n = 0; n < 2; ++n) {
+    const Shape& s = r.options.shapes[n];
+    const int size = n == 0 ? 128 : 1000;
+    EXPECT_EQ(s.M, size);
+    EXPECT_EQ(s.N, size);
+    EXPECT_EQ(s.K, size);
+  }
+}
+
+TEST(Cli, MnkGivesNonSquareShapesAndRepeats) {
+  ParseResult r = parse({"1", "--mnk", "100,200,300", "--mnk", "7,1,4096"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  ASSERT_EQ(r.options.shapes.size(), 2u);
+  EXPECT_EQ(r.options.shapes[0].M, 100);
+  EXPECT_EQ(r.options.shapes[0].N, 200);
+  EXPECT_EQ(r.options.shapes[0].K, 300);
+  EXPECT_EQ(r.options.shapes[1].M, 7);
+  EXPECT_EQ(r.options.shapes[1].N, 1);
+  EXPECT_EQ(r.options.shapes[1].K, 4096);
+}
+
+TEST(Cli, ScalarsAcceptNegativeValues) {
+  ParseResult r = parse({"1", "--alpha", "0.5", "--beta", "-1"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.options.alpha, 0.5f);
+  EXPECT_EQ(r.options.beta, -1.f);
+}
+
+TEST(Cli, NumericFlags) {
+  ParseResult r = parse({"1", "--pad", "4", "--reps", "7", "--warmup", "2", "--device", "1",
+                         "--seed", "12345678901"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.options.pad, 4);
+  EXPECT_EQ(r.options.reps, 7);
+  EXPECT_EQ(r.options.warmup, 2);
+  EXPECT_EQ(r.options.device, 1);
+  EXPECT_EQ(r.options.seed, 12345678901ull);  // 64-bit seeds
+}
+
+TEST(Cli, CheckModes) {
+  const std::pair<const char*, ChecksToRun> modes[] = {{"exact", ChecksToRun::exact},
+                                                       {"random", ChecksToRun::random},
+                                                       {"both", ChecksToRun::both},
+                                                       {"none", ChecksToRun::none}};
+  for (const auto& [name, checks] : modes) {
+    ParseResult r = parse({"1", "--check", name});
+    ASSERT_TRUE(r.ok()) << name << ": " << r.error;
+    EXPECT_EQ(r.options.checks, checks) << name;
+  }
+  expect_error({"1", "--check", "sometimes"}, "sometimes");
+}
+
+TEST(Cli, JsonPath) {
+  ParseResult r = parse({"all", "--json", "results/out.json"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.options.json_path, "results/out.json");
+}
+
+TEST(Cli, ListAndHelpNeedNoRung) {
+  ParseResult list = parse({"--list"});
+  ASSERT_TRUE(list.ok()) << list.error;
+  EXPECT_TRUE(list.options.list);
+  ParseResult help = parse({"--help"});
+  ASSERT_TRUE(help.ok()) << help.error;
+  EXPECT_TRUE(help.options.help);
+}
+
+TEST(Cli, MissingRung) {
+  expect_error({}, "rung");
+  expect_error({"--sizes", "128"}, "rung");
+}
+
+TEST(Cli, BadSizes) {
+  expect_error({"1", "--sizes", "0"}, "0");
+  expect_error({"1", "--sizes", "-5"}, "-5");
+  const std::string too_big = std::to_string(kMaxDimension + 1);
+  expect_error({"1", "--sizes", too_big}, too_big);
+  expect_error({"1", "--sizes", "99999999"}, "99999999");
+  expect_error({"1", "--sizes", "99999999999"}, "99999999999");  // beyond int
+  expect_error({"1", "--sizes", "128,0"}, "0");
+  expect_error({"1", "--mnk", "100,0,300"}, "0");
+  expect_error({"1", "--mnk", "100,200"}, "--mnk");  // needs three numbers
+}
+
+TEST(Cli, MalformedNumbers) {
+  expect_error({"1", "--sizes", "12x"}, "12x");
+  expect_error({"1", "--sizes", "128,,256"}, "size");
+  expect_error({"1", "--alpha", "abc"}, "abc");
+  expect_error({"1", "--reps", "3.5"}, "3.5");
+  expect_error({"1", "--mnk", "1,2,3x"}, "3x");
+}
+
+TEST(Cli, UnknownFlagAndMissingValue) {
+  expect_error({"1", "--bogus"}, "--bogus");
+  expect_error({"1", "--bogus"}, "unknown");  // not "needs a value": the flag does not exist
+  expect_error({"1", "--bogus", "3"}, "--bogus");
+  expect_error({"1", "--sizes"}, "--sizes");
+  expect_error({"1", "--json"}, "--json");
+  expect_error({"1", "--alpha"}, "--alpha");
+}
+
+TEST(Cli, BadCounts) {
+  expect_error({"1", "--reps", "0"}, "reps");
+  expect_error({"1", "--pad", "-1"}, "pad");  // would make ld smaller than the row
+}
+
+TEST(Cli, UsageNamesEveryFlag) {
+  const std::string text = usage();
+  for (const char* flag :
+       {"all", "--sizes", "--mnk", "--alpha", "--beta", "--pad", "--reps", "--warmup", "--check",
+        "--json", "--device", "--seed", "--list", "--help"})
+    EXPECT_NE(text.find(flag), std::string::npos) << "usage() does not mention " << flag;
+}
+
+TEST(Cli, DefaultSizesAreValid) {
+  ASSERT_FALSE(default_sizes().empty());
+  for (int size : default_sizes()) {
+    EXPECT_GE(size, 1);
+    EXPECT_LE(size, kMaxDimension);
+  }
+}
+
+}  // namespace
+}  // namespace sgemm

@@ -1,0 +1,40 @@
+# Runs a command-line program and checks its exit status and output (cmake -P script).
+#   -DPROGRAM=path  -DARGS=a;b  -DENV=VAR=value;...  -DEXIT=0|fail  -DEXPECT=text;...
+# EXIT=fail wants a non-zero exit status; a crash (a signal) fails the test, as it must
+# never be how bad input ends. Each EXPECT text must appear in stdout+stderr, ignoring case.
+if(NOT PROGRAM OR "${EXIT}" STREQUAL "")
+  message(FATAL_ERROR "expect_cli.cmake: PROGRAM and EXIT are required")
+endif()
+
+set(command ${PROGRAM} ${ARGS})
+if(ENV)
+  set(command ${CMAKE_COMMAND} -E env ${ENV} ${command})
+endif()
+string(REPLACE ";" " " shown "${ENV} ${PROGRAM} ${ARGS}")
+execute_process(COMMAND ${command}
+  RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 100)
+set(output "${out}${err}")
+message("$ ${shown}\n${output}[exit status: ${status}]")
+
+if(NOT status MATCHES "^[0-9]+$")
+  message(FATAL_ERROR "expected an exit status, but the program ended with: ${status}")
+endif()
+if(EXIT STREQUAL "fail")
+  if(status EQUAL 0)
+    message(FATAL_ERROR "expected a non-zero exit status, got 0")
+  endif()
+  if(output STREQUAL "")
+    message(FATAL_ERROR "expected a message naming the problem, got no output")
+  endif()
+elseif(NOT status EQUAL EXIT)
+  message(FATAL_ERROR "expected exit status ${EXIT}, got ${status}")
+endif()
+
+string(TOLOWER "${output}" output_lower)
+foreach(text IN LISTS EXPECT)
+  string(TOLOWER "${text}" text_lower)
+  string(FIND "${output_lower}" "${text_lower}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "expected the output to contain '${text}'")
+  endif()
+endforeach()

@@ -1,0 +1,161 @@
+// The checker must fail when a result is wrong, on the GPU too: a planted wrong element, an
+// unwritten row, and kernels broken on purpose (no writes, a dropped term, a write into C's
+// padding, reading C when beta == 0) run through Harness::check. Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "gpu_support.h"
+#include "sgemm.h"
+
+namespace sgemm::testing {
+namespace {
+
+class GpuChecker : public GpuTest {
+ protected:
+  const int rung_ = rungs().back().number;  // the checker does not depend on the rung
+};
+
+TEST_F(GpuChecker, CatchesAPlantedWrongElement) {
+  Buffers b({{64, 48, 40}}, harness_->stream());
+  harness_->run(rung_, b.problem, b.A.get(), b.B.get(), b.C.get());
+  harness_->cublas_sgemm(b.problem, b.A.get(), b.B.get(), b.reference.get());
+  sync();
+  ASSERT_TRUE(compare_exact(b).pass) << "the rung is wrong before anything was planted";
+
+  const int row = 17, col = 5, N = b.problem.shape.N;
+  float* element = b.C.get() + size_t(row) * N + col;
+  float value = 0;
+  CUDA_CHECK(cudaMemcpy(&value, element, sizeof value, cudaMemcpyDeviceToHost));
+  const float wrong = value + 1;  // one doubled or dropped whole-number term
+  CUDA_CHECK(cudaMemcpy(element, &wrong, sizeof wrong, cudaMemcpyHostToDevice));
+
+  Comparison c = compare_exact(b);
+  EXPECT_FALSE(c.pass);
+  EXPECT_EQ(c.mismatches, 1);
+  ASSERT_EQ(c.first.size(), 1u);
+  EXPECT_EQ(c.first[0].row, row);
+  EXPECT_EQ(c.first[0].col, col);
+  EXPECT_EQ(c.first[0].got, wrong);
+  EXPECT_EQ(c.first[0].expected, value);
+
+  // Random mode too, with the harness's magnitude |A||B|: an error of 1 is far outside it.
+  const Shape& s = b.problem.shape;
+  DeviceBuffer absA(b.A.size()), absB(b.B.size()), magnitude(b.C.size());
+  abs_copy(b.A.get(), absA.get(), b.A.size(), harness_->stream());
+  abs_copy(b.B.get(), absB.get(), b.B.size(), harness_->stream());
+  harness_->cublas_sgemm(b.problem, absA.get(), absB.get(), magnitude.get());
+  sync();
+  std::vector<float> got = to_host(b.C), expected = to_host(b.reference), mag = to_host(magnitude);
+  Comparison r =
+      compare(CheckMode::random, s.M, s.N, s.K, s.N, got.data(), expected.data(), mag.data(), 0.f);
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.mismatches, 1);
+  EXPECT_GT(r.max_error_ratio, 1);
+}
+
+TEST_F(GpuChecker, CatchesAnUnwrittenRow) {
+  Buffers b({{33, 20, 16}}, harness_->stream());
+  Problem short_one = b.problem;
+  short_one.shape.M -= 1;  // a kernel that misses the last row of C
+  harness_->run(rung_, short_one, b.A.get(), b.B.get(), b.C.get());
+  harness_->cublas_sgemm(b.problem, b.A.get(), b.B.get(), b.reference.get());
+  sync();
+  Comparison c = compare_exact(b);
+  EXPECT_FALSE(c.pass);
+  EXPECT_EQ(c.mismatches, b.problem.shape.N);  // the poison (NaN) is still there
+  EXPECT_TRUE(std::isinf(c.max_abs_error));
+  ASSERT_FALSE(c.first.empty());
+  for (const Mismatch& m : c.first) {
+    EXPECT_EQ(m.row, b.problem.shape.M - 1);
+    EXPECT_TRUE(std::isnan(m.got));
+  }
+}
+
+// Harness::check on a kernel broken on purpose, in both modes: it must not pass.
+class BrokenKernels : public GpuTest {
+ protected:
+  CheckReport check(const Kernel& kernel, const Problem& problem, CheckMode mode) {
+    return harness_->check(kernel, problem, mode, 7, "broken");
+  }
+  Kernel rung() { return harness_->kernel(rungs().back().number); }
+  static constexpr CheckMode kModes[] = {CheckMode::exact, CheckMode::random};
+};
+
+TEST_F(BrokenKernels, WritesNothing) {
+  // Only the harness's NaN poison tells this apart from a kernel that wrote stale zeros.
+  const Kernel nothing = [](int, int, int, float, const float*, int, const float*, int, float,
+                            float*, int, cudaStream_t) { return cudaSuccess; };
+  for (CheckMode mode : kModes) {
+    SCOPED_TRACE(to_string(mode));
+    CheckReport report = check(nothing, {{48, 40, 24}}, mode);
+    EXPECT_FALSE(report.pass());
+    EXPECT_EQ(report.mode, mode);
+    EXPECT_EQ(report.comparison.mismatches, 48 * 40);
+    EXPECT_FALSE(report.dump_path.empty()) << "small failures are dumped";
+  }
+}
+
+TEST_F(BrokenKernels, DropsTheLastTerm) {
+  const Kernel real = rung();
+  const Kernel short_k = [real](int M, int N, int K, float alpha, const float* A, int lda,
+                                const float* B, int ldb, float beta, float* C, int ldc,
+                                cudaStream_t stream) {
+    return real(M, N, K - 1, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+  };
+  for (CheckMode mode : kModes) {
+    SCOPED_TRACE(to_string(mode));
+    EXPECT_FALSE(check(short_k, {{64, 64, 65}}, mode).pass());
+    EXPECT_FALSE(check(short_k, {{64, 64, 65}, 0.5f, -1.f}, mode).pass());
+  }
+}
+
+TEST_F(BrokenKernels, WritesIntoThePadding) {
+  const Kernel real = rung();
+  const Kernel wide = [real](int M, int N, int K, float alpha, const float* A, int lda,
+                             const float* B, int ldb, float beta, float* C, int ldc,
+                             cudaStream_t stream) {
+    return real(M, N + 1, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);  // one column more
+  };
+  for (CheckMode mode : kModes) {
+    SCOPED_TRACE(to_string(mode));
+    CheckReport report = check(wide, {{32, 20, 16, 0, 21, 21}}, mode);
+    EXPECT_FALSE(report.pass());
+    EXPECT_EQ(report.comparison.padding_changed, 32);
+    EXPECT_EQ(report.comparison.mismatches, 0);
+  }
+}
+
+TEST_F(BrokenKernels, ReadsCWhenBetaIsZero) {
+  // BLAS says beta == 0 means C is not read; a kernel that reads it anyway picks up the poison.
+  const Kernel real = rung();
+  const Kernel reads_c = [real](int M, int N, int K, float alpha, const float* A, int lda,
+                                const float* B, int ldb, float beta, float* C, int ldc,
+                                cudaStream_t stream) {
+    return real(M, N, K, alpha, A, lda, B, ldb, beta == 0.f ? 1.f : beta, C, ldc, stream);
+  };
+  for (CheckMode mode : kModes) {
+    SCOPED_TRACE(to_string(mode));
+    CheckReport report = check(reads_c, {{40, 40, 40}}, mode);
+    EXPECT_FALSE(report.pass());
+    EXPECT_EQ(report.comparison.mismatches, 40 * 40);
+  }
+}
+
+TEST_F(BrokenKernels, LaunchErrorIsNeverAPass) {
+  const Kernel fails = [](int, int, int, float, const float*, int, const float*, int, float, float*,
+                          int, cudaStream_t) { return cudaErrorInvalidConfiguration; };
+  try {
+    EXPECT_FALSE(check(fails, {{16, 16, 16}}, CheckMode::exact).pass());
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(cudaGetErrorString(cudaErrorInvalidConfiguration)),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
+}  // namespace
+}  // namespace sgemm::testing

@@ -1,0 +1,112 @@
+// On the GPU: sgemm::launch turns bad pointers into a Status without a crash or a sticky CUDA
+// error, and the Harness refuses a missing device or a problem too big for the GPU.
+// Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "gpu_support.h"
+#include "sgemm.h"
+
+namespace sgemm::testing {
+namespace {
+
+class GpuErrors : public GpuTest {
+ protected:
+  // After a rejected call no CUDA error may linger, and a valid launch still works.
+  void expect_clean_and_working(int rung) {
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    Buffers b({{40, 24, 8}}, harness_->stream());
+    const Shape& s = b.problem.shape;
+    std::string why;
+    EXPECT_EQ(launch(rung, s.M, s.N, s.K, 1.f, b.A.get(), s.K, b.B.get(), s.N, 0.f, b.C.get(), s.N,
+                     harness_->stream(), &why),
+              Status::ok)
+        << why;
+    harness_->cublas_sgemm(b.problem, b.A.get(), b.B.get(), b.reference.get());
+    EXPECT_EQ(cudaStreamSynchronize(harness_->stream()), cudaSuccess);
+    Comparison c = compare_exact(b);
+    EXPECT_TRUE(c.pass) << c.summary();
+  }
+
+  const int rung_ = rungs().back().number;
+};
+
+TEST_F(GpuErrors, LaunchRejectsHostMemory) {
+  for (const RungInfo& rung : rungs()) {
+    SCOPED_TRACE(rung.name);
+    const int n = 32;
+    std::vector<float> host(size_t(n) * n, 1.f);  // malloc'd, not cudaMalloc'd
+    DeviceBuffer device(size_t(n) * n);
+    std::string why;
+    EXPECT_EQ(launch(rung.number, n, n, n, 1.f, host.data(), n, device.get(), n, 0.f, device.get(),
+                     n, harness_->stream(), &why),
+              Status::bad_pointer);
+    EXPECT_NE(why.find("A"), std::string::npos) << why;
+    EXPECT_EQ(launch(rung.number, n, n, n, 1.f, device.get(), n, device.get(), n, 0.f, host.data(),
+                     n, harness_->stream(), &why),
+              Status::bad_pointer);
+    EXPECT_NE(why.find("C"), std::string::npos) << why;
+    expect_clean_and_working(rung.number);
+  }
+}
+
+TEST_F(GpuErrors, LaunchRejectsMisalignedAndNullPointers) {
+  const int n = 16;
+  DeviceBuffer A(n * n + 1), B(n * n + 1), C(n * n + 1);
+  const float* misaligned =
+      reinterpret_cast<const float*>(reinterpret_cast<const char*>(B.get()) + 1);
+  std::string why;
+  EXPECT_EQ(launch(rung_, n, n, n, 1.f, A.get(), n, misaligned, n, 0.f, C.get(), n,
+                   harness_->stream(), &why),
+            Status::bad_pointer);
+  EXPECT_NE(why.find("B"), std::string::npos) << why;
+  EXPECT_NE(why.find("align"), std::string::npos) << why;
+  EXPECT_EQ(launch(rung_, n, n, n, 1.f, A.get(), n, nullptr, n, 0.f, C.get(), n, harness_->stream(),
+                   &why),
+            Status::bad_pointer);
+  EXPECT_NE(why.find("B"), std::string::npos) << why;
+  EXPECT_EQ(launch(rung_, n, n, n, 1.f, A.get(), n, B.get(), n, 0.f, nullptr, n, harness_->stream(),
+                   &why),
+            Status::bad_pointer);
+  EXPECT_NE(why.find("C"), std::string::npos) << why;
+  expect_clean_and_working(rung_);
+}
+
+TEST_F(GpuErrors, ValidLaunchIsOkForEveryRung) {
+  for (const RungInfo& rung : rungs()) {
+    SCOPED_TRACE(rung.name);
+    expect_clean_and_working(rung.number);
+  }
+}
+
+TEST_F(GpuErrors, HarnessRunThrowsOnBadArguments) {
+  Buffers b({{8, 8, 8}}, harness_->stream());
+  Problem bad = b.problem;
+  bad.shape.lda = 7;  // smaller than K
+  EXPECT_THROW(harness_->run(rung_, bad, b.A.get(), b.B.get(), b.C.get()), Error);
+  expect_clean_and_working(rung_);
+}
+
+TEST_F(GpuErrors, HarnessRejectsAMissingDevice) {
+  const int missing = cuda_device_count();
+  try {
+    Harness other(missing);
+    ADD_FAILURE() << "Harness(" << missing << ") did not throw";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(std::to_string(missing)), std::string::npos) << e.what();
+  }
+  expect_clean_and_working(rung_);
+}
+
+TEST_F(GpuErrors, RequireMemoryRejectsAProblemTheGpuCannotHold) {
+  const int n = kMaxDimension;  // 4 TiB per matrix
+  EXPECT_THROW(harness_->require_memory({{n, n, n}}, true), Error);
+  EXPECT_THROW(harness_->check(rung_, {{n, n, n}}, CheckMode::random, 1), Error);
+  EXPECT_NO_THROW(harness_->require_memory({{256, 256, 256}}, true));
+}
+
+}  // namespace
+}  // namespace sgemm::testing

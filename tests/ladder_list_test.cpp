@@ -1,0 +1,91 @@
+// The one kernel list (kernels/ladder.inc) as the library sees it, and the files it names:
+// every rung has a kernel file and a doc, and every kernel file is on the list.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+#include <set>
+#include <string>
+
+#include "sgemm.h"
+
+namespace sgemm {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kSource = SGEMM_SOURCE_DIR;
+
+TEST(Ladder, NumbersRunOneToNInOrder) {
+  ASSERT_FALSE(rungs().empty());
+  for (size_t i = 0; i < rungs().size(); ++i) EXPECT_EQ(rungs()[i].number, int(i) + 1);
+}
+
+TEST(Ladder, NamesAreUniqueLowercaseIdentifiers) {
+  const std::regex identifier("[a-z][a-z0-9_]*");
+  std::set<std::string> seen;
+  for (const RungInfo& rung : rungs()) {
+    ASSERT_NE(rung.name, nullptr);
+    EXPECT_TRUE(std::regex_match(rung.name, identifier)) << "'" << rung.name << "'";
+    EXPECT_TRUE(seen.insert(rung.name).second) << "duplicate name " << rung.name;
+    ASSERT_NE(rung.summary, nullptr);
+    EXPECT_STRNE(rung.summary, "") << rung.name << " has no summary";
+  }
+}
+
+TEST(Ladder, FindRung) {
+  for (const RungInfo& rung : rungs()) {
+    const RungInfo* found = find_rung(rung.number);
+    ASSERT_NE(found, nullptr) << rung.number;
+    EXPECT_STREQ(found->name, rung.name);
+  }
+  EXPECT_EQ(find_rung(0), nullptr);  // cuBLAS is not a rung of ours
+  EXPECT_EQ(find_rung(-1), nullptr);
+  EXPECT_EQ(find_rung(int(rungs().size()) + 1), nullptr);
+}
+
+TEST(Ladder, FileNamesHaveTwoDigitPrefixes) {
+  const RungInfo example{6, "vectorized", ""};
+  EXPECT_EQ(kernel_file(example), "kernels/06_vectorized.cu");
+  EXPECT_EQ(doc_file(example), "docs/06_vectorized.md");
+  const RungInfo two_digits{12, "warp_tiling", ""};
+  EXPECT_EQ(kernel_file(two_digits), "kernels/12_warp_tiling.cu");
+  EXPECT_EQ(doc_file(two_digits), "docs/12_warp_tiling.md");
+}
+
+TEST(Ladder, EveryRungHasItsKernelFile) {
+  for (const RungInfo& rung : rungs())
+    EXPECT_TRUE(fs::is_regular_file(kSource / kernel_file(rung))) << kernel_file(rung);
+}
+
+TEST(Ladder, EveryRungHasItsDoc) {
+  for (const RungInfo& rung : rungs())
+    EXPECT_TRUE(fs::is_regular_file(kSource / doc_file(rung))) << doc_file(rung) << " is missing";
+}
+
+// Numbered files in `dir` that no rung names: a kernel or doc left off the list.
+std::set<std::string> unlisted(const std::string& dir, const std::string& ext,
+                               std::string (*file)(const RungInfo&)) {
+  const std::regex numbered("[0-9][0-9]_.*\\." + ext);
+  std::set<std::string> found;
+  for (const fs::directory_entry& entry : fs::directory_iterator(kSource / dir)) {
+    const std::string name = entry.path().filename().string();
+    if (std::regex_match(name, numbered)) found.insert(dir + "/" + name);
+  }
+  for (const RungInfo& rung : rungs()) found.erase(file(rung));
+  return found;
+}
+
+TEST(Ladder, EveryKernelFileIsListed) {
+  for (const std::string& path : unlisted("kernels", "cu", kernel_file))
+    ADD_FAILURE() << path << " is not in kernels/ladder.inc";
+}
+
+TEST(Ladder, EveryRungDocNamesARung) {
+  for (const std::string& path : unlisted("docs", "md", doc_file)) {
+    if (path.rfind("docs/00_", 0) == 0) continue;  // 00_*: method docs, which belong to no rung
+    ADD_FAILURE() << path << " names no rung";
+  }
+}
+
+}  // namespace
+}  // namespace sgemm

@@ -1,0 +1,66 @@
+# Results (included by tests/CMakeLists.txt):
+#  - results.readme_table: the README's ladder table matches the committed results JSON;
+#  - results.scripts: scripts/plot's table and scripts/results-table on a fixture JSON;
+#  - bench.*: sgemm_bench's flags and messages (CPU), and a short sweep (GPU).
+find_package(Python3 3.8 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME results.readme_table
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/results-table --check)
+  add_test(NAME results.scripts
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/results_scripts_test.py)
+else()  # fail rather than vanish: CI must run these
+  foreach(name readme_table scripts)
+    add_test(NAME results.${name} COMMAND ${CMAKE_COMMAND} -E echo
+             "FAILED: the results tests need python3 (3.8 or newer), which cmake did not find")
+    set_tests_properties(results.${name} PROPERTIES FAIL_REGULAR_EXPRESSION "FAILED")
+  endforeach()
+endif()
+set_tests_properties(results.readme_table results.scripts PROPERTIES LABELS cpu TIMEOUT 120)
+
+if(NOT TARGET sgemm_bench)  # no Google Benchmark: bench/ was skipped
+  return()
+endif()
+
+# sgemm_bench as a user runs it, through expect_cli.cmake (exit status and message).
+#   sgemm_bench_test(<name> <label> EXIT 0|fail [ENV VAR=value...] ARGS <args...>
+#                    EXPECT <substrings...>)
+function(sgemm_bench_test name label)
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "EXIT" "ENV;ARGS;EXPECT")
+  list(JOIN arg_ENV "$<SEMICOLON>" env)
+  list(JOIN arg_ARGS "$<SEMICOLON>" args)
+  list(JOIN arg_EXPECT "$<SEMICOLON>" expect)
+  add_test(NAME bench.${name}
+    COMMAND ${CMAKE_COMMAND} "-DPROGRAM=$<TARGET_FILE:sgemm_bench>" "-DEXIT=${arg_EXIT}"
+            "-DENV=${env}" "-DARGS=${args}" "-DEXPECT=${expect}"
+            -P ${CMAKE_CURRENT_SOURCE_DIR}/expect_cli.cmake)
+  set_tests_properties(bench.${name} PROPERTIES LABELS ${label} TIMEOUT 120)
+endfunction()
+
+# Listing names needs no GPU, so the flags that pick rungs and shapes are tested on any machine.
+sgemm_bench_test(list_selected cpu EXIT 0
+  ARGS --rungs=1,0 --mnk=256,512,128 --mnk=300x200x100 --benchmark_list_tests
+  EXPECT sgemm/cublas/256x512x128 sgemm/rung:01_naive/256x512x128 sgemm/rung:01_naive/300x200x100)
+sgemm_bench_test(list_default cpu EXIT 0 ARGS --benchmark_list_tests
+  EXPECT sgemm/cublas/16384x16384x16384 sgemm/rung:01_naive/4097x4097x4097
+         sgemm/cublas/512x16384x4096 sgemm/cublas/1024x1024x65536 ${rung_names})
+sgemm_bench_test(list_filtered cpu EXIT 0
+  ARGS --shapes=square --benchmark_filter=cublas/4096x --benchmark_list_tests
+  EXPECT sgemm/cublas/4096x4096x4096)
+sgemm_bench_test(help cpu EXIT 0 ARGS --help
+  EXPECT --rungs --shapes --mnk --max-seconds-per-run --benchmark_filter)
+sgemm_bench_test(unknown_rung cpu EXIT fail ARGS --rungs=0,99 EXPECT 99)
+sgemm_bench_test(bad_shape_set cpu EXIT fail ARGS --shapes=round EXPECT round)
+sgemm_bench_test(bad_mnk cpu EXIT fail ARGS --mnk=64,0,64 EXPECT size)
+sgemm_bench_test(shapes_and_mnk cpu EXIT fail ARGS --shapes=square --mnk=64,64,64 EXPECT either)
+sgemm_bench_test(bad_limit cpu EXIT fail ARGS --max-seconds-per-run=-1 EXPECT max-seconds-per-run)
+sgemm_bench_test(unknown_flag cpu EXIT fail ARGS --bogus=1 EXPECT --bogus)
+sgemm_bench_test(unknown_benchmark_flag cpu EXIT fail ARGS --benchmark_bogus=1 EXPECT bogus)
+sgemm_bench_test(no_gpu cpu EXIT fail ENV CUDA_VISIBLE_DEVICES= ARGS --sizes=64
+  EXPECT "no CUDA device")
+
+# A short real sweep: every rung validated and timed, a skip for time. Skipped without a GPU.
+sgemm_bench_test(gpu_sweep gpu EXIT 0
+  ARGS --mnk=128,128,128 --mnk=1000x1000x1000 --mnk=4097,130,33 --mnk=2048,2048,2048
+       --max-seconds-per-run=0.0001
+  EXPECT "GFLOP/s" pct_of_cublas "exact PASS" "would take" ${rung_names})
+set_tests_properties(bench.gpu_sweep PROPERTIES SKIP_REGULAR_EXPRESSION "no CUDA device")

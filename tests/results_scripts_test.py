@@ -1,0 +1,268 @@
+"""CPU tests of scripts/bench_results.py (the ladder table), scripts/results-table and
+scripts/plot. Standard library only; the PNG test needs matplotlib and is skipped without it.
+
+    python3 tests/results_scripts_test.py
+
+tests/data/bench_fixture.json is unedited sgemm_bench output from a short sweep on a GPU:
+
+    sgemm_bench --mnk=256,256,256 --mnk=1024,1024,1024 --mnk=4096,4096,4096 \
+        --mnk=512,4096,1024 --max-seconds-per-run=0.05 \
+        --benchmark_out=bench_fixture.json --benchmark_out_format=json
+
+Its small time limit skips rung 1 at 4096, so it holds skips as well as timings; failures,
+repetitions and Google Benchmark's older skip format are made from it inside the tests.
+Rung names are read from it, so new rungs need no new fixture; regenerate it when
+sgemm_bench's JSON changes.
+"""
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+SCRIPTS = os.path.join(ROOT, "scripts")
+FIXTURE = os.path.join(ROOT, "tests", "data", "bench_fixture.json")
+sys.path.insert(0, SCRIPTS)
+import bench_results  # noqa: E402
+import ladder  # noqa: E402
+
+README = """# Title
+
+Intro.
+
+<!-- results-table:begin -->
+stale
+<!-- results-table:end -->
+
+Rest.
+"""
+
+
+def run(script, *args):
+    return subprocess.run([sys.executable, os.path.join(SCRIPTS, script), *args],
+                          capture_output=True, text=True)
+
+
+def fixture():
+    with open(FIXTURE) as f:
+        return json.load(f)
+
+
+def write_json(path, data):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(data, f)
+
+
+def entry(data, name_part):
+    """The fixture's first benchmark whose name contains name_part."""
+    return next(b for b in data["benchmarks"] if name_part in b["name"])
+
+
+class LoadTest(unittest.TestCase):
+    def setUp(self):
+        self.context, self.results = bench_results.load(FIXTURE)
+
+    def test_context_has_the_gpu_facts(self):
+        for key in ("gpu", "sm_clock_max_mhz", "driver_version", "cuda_runtime_version"):
+            self.assertIn(key, self.context)
+        self.assertIn(self.context["gpu"], bench_results.gpu_summary(self.context))
+
+    def test_names_give_rung_kernel_and_shape(self):
+        cublas = next(r for r in self.results if r.rung == 0 and r.shape == "4096x4096x4096")
+        self.assertEqual(cublas.kernel, bench_results.CUBLAS)
+        self.assertAlmostEqual(cublas.pct_of_cublas, 100.0)
+        names = [b["name"] for b in fixture()["benchmarks"]]
+        rungs = [r for r in self.results if r.rung]
+        self.assertTrue(rungs, "the fixture has rungs")
+        for r in rungs:
+            self.assertTrue(any(f"/rung:{r.rung:02d}_{r.kernel}/{r.shape}/" in n for n in names))
+
+    def test_skips_are_not_errors(self):
+        skipped = [r for r in self.results if r.status == "skipped"]
+        self.assertTrue(skipped, "the fixture was made with a time limit that skips")
+        self.assertTrue(all("would take" in r.message for r in skipped))
+        self.assertFalse([r for r in self.results if r.status == "error"])
+
+    def test_a_skip_from_google_benchmark_before_1_8_is_a_skip(self):
+        data = fixture()
+        b = entry(data, "cublas/4096x4096x4096")
+        b.update(error_occurred=True, error_message="skipped: too slow")
+        with tempfile.TemporaryDirectory() as tmp:
+            write_json(os.path.join(tmp, "b.json"), data)
+            _, results = bench_results.load(os.path.join(tmp, "b.json"))
+        (r,) = [r for r in results if r.rung == 0 and r.shape == "4096x4096x4096"]
+        self.assertEqual((r.status, r.message), ("skipped", "too slow"))
+
+    def test_repetitions_give_the_median_and_aggregates_are_ignored(self):
+        data = fixture()
+        b = entry(data, "cublas/4096x4096x4096")
+        reps = []
+        for i, gflops in enumerate([1.0, 5.0, 2.0]):
+            r = copy.deepcopy(b)
+            r.update({"GFLOP/s": gflops, "repetition_index": i, "repetitions": 3})
+            reps.append(r)
+        mean = dict(copy.deepcopy(b), run_type="aggregate", aggregate_name="mean")
+        mean["GFLOP/s"] = 999.0
+        data["benchmarks"] = reps + [mean]
+        with tempfile.TemporaryDirectory() as tmp:
+            write_json(os.path.join(tmp, "b.json"), data)
+            _, results = bench_results.load(os.path.join(tmp, "b.json"))
+        self.assertEqual([r.gflops for r in results], [2.0])
+
+    def test_not_bench_output_is_a_clear_error(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            write_json(os.path.join(tmp, "b.json"), {"context": {}, "benchmarks": []})
+            with self.assertRaisesRegex(ladder.Error, "not sgemm_bench output"):
+                bench_results.load(os.path.join(tmp, "b.json"))
+            with self.assertRaisesRegex(ladder.Error, "cannot read"):
+                bench_results.load(os.path.join(tmp, "missing.json"))
+
+
+class TableTest(unittest.TestCase):
+    def test_ladder_table_at_4096(self):
+        context, results = bench_results.load(FIXTURE)
+        table = bench_results.ladder_markdown(context, results, 4096)
+        rows = [line for line in table.splitlines() if line.startswith("| ")]
+        self.assertEqual(rows[0], "| Rung | Kernel | GFLOP/s | % of cuBLAS |")
+        self.assertEqual(rows[1], "| ---: | :--- | ---: | ---: |")
+        body = rows[2:]
+        self.assertTrue(body[0].startswith("| 0 | cuBLAS | ") and body[0].endswith(" | 100.0 |"))
+        numbers = [int(row.split("|")[1]) for row in body]
+        self.assertEqual(numbers, sorted(numbers), "ladder order")
+        for r in bench_results.ladder_at(results, 4096):
+            row = next(row for row in body if row.startswith(f"| {r.rung} | {r.kernel} |"))
+            if r.status == "ok":
+                self.assertIn(f"| {r.gflops:.0f} | {r.pct_of_cublas:.1f} |", row)
+            else:
+                self.assertIn("| skipped | — |", row)
+                self.assertIn(f"- {r.label} skipped: {r.message}", table)
+
+    def test_a_failed_rung_says_so(self):
+        data = fixture()
+        b = entry(data, "rung:02_")
+        for key in ("GFLOP/s", "pct_of_cublas", "label", "skipped", "skip_message"):
+            b.pop(key, None)
+        b.update(error_occurred=True, error_message="rung 2 (coalesced) failed: exact FAIL: 3")
+        with tempfile.TemporaryDirectory() as tmp:
+            write_json(os.path.join(tmp, "b.json"), data)
+            context, results = bench_results.load(os.path.join(tmp, "b.json"))
+        size = next(r.M for r in results if r.rung == 2 and r.square and r.status == "error")
+        table = bench_results.ladder_markdown(context, results, size)
+        self.assertIn("| 2 | coalesced | FAILED | — |", table)
+        self.assertIn("exact FAIL: 3", table)
+
+    def test_a_size_not_measured_is_a_clear_error(self):
+        context, results = bench_results.load(FIXTURE)
+        with self.assertRaisesRegex(ladder.Error, "no results at 3x3x3"):
+            bench_results.ladder_markdown(context, results, 3)
+
+
+class ResultsTableScriptTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.readme = os.path.join(self.tmp, "README.md")
+        self.json = os.path.join(self.tmp, "results", "some-gpu", "bench.json")
+        write_json(self.json, fixture())
+        with open(self.readme, "w") as f:
+            f.write(README)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def table(self, *args):
+        return run("results-table", "--readme", self.readme, *args)
+
+    def text(self):
+        with open(self.readme) as f:
+            return f.read()
+
+    def test_writes_the_block_then_check_passes(self):
+        stale = self.table("--check")
+        self.assertEqual(stale.returncode, 1)
+        self.assertIn("-stale", stale.stdout)  # the diff
+        self.assertIn("scripts/results-table", stale.stderr)
+        self.assertEqual(self.table().returncode, 0)
+        text = self.text()
+        self.assertTrue(text.startswith("# Title\n\nIntro.\n\n<!-- results-table:begin -->\n"))
+        self.assertTrue(text.endswith("<!-- results-table:end -->\n\nRest.\n"))
+        self.assertIn("| 0 | cuBLAS |", text)
+        self.assertIn("(results/some-gpu/bench.json)", text)
+        self.assertNotIn("gflops_square.png", text)  # no plot beside the JSON yet
+        self.assertEqual(self.table("--check").returncode, 0, self.table("--check").stdout)
+
+    def test_check_fails_when_a_number_is_edited(self):
+        self.table()
+        text = self.text()
+        with open(self.readme, "w") as f:
+            f.write(text.replace("| 100.0 |", "| 99.0 |"))
+        p = self.table("--check")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("-| 0 | cuBLAS", p.stdout)
+        self.assertIn("+| 0 | cuBLAS", p.stdout)
+
+    def test_shows_the_plot_when_it_exists(self):
+        open(os.path.join(os.path.dirname(self.json), "gflops_square.png"), "w").close()
+        self.table()
+        self.assertIn("](results/some-gpu/gflops_square.png)", self.text())
+
+    def test_markers_without_json_fail_clearly(self):
+        os.remove(self.json)
+        p = self.table("--check")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("does not exist", p.stderr)
+
+    def test_the_marker_names_the_json_when_there_are_several(self):
+        write_json(os.path.join(self.tmp, "results", "other-gpu", "bench.json"), fixture())
+        p = self.table("--check")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("several", p.stderr)
+        with open(self.readme, "w") as f:
+            f.write(README.replace("begin -->", "begin results/other-gpu/bench.json -->"))
+        self.assertEqual(self.table().returncode, 0)
+        self.assertIn("(results/other-gpu/bench.json)", self.text())
+
+    def test_no_markers_fail_clearly(self):
+        with open(self.readme, "w") as f:
+            f.write("# Title\n")
+        p = self.table("--check")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("results-table:begin", p.stderr)
+
+
+class PlotScriptTest(unittest.TestCase):
+    def test_without_matplotlib_says_how_to_get_it(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            code = ("import runpy, sys; sys.modules['matplotlib'] = None; "
+                    f"sys.argv = ['plot', {FIXTURE!r}, '--out', {tmp!r}]; "
+                    f"runpy.run_path({os.path.join(SCRIPTS, 'plot')!r}, run_name='__main__')")
+            p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 1)
+            self.assertIn("apt-get install python3-matplotlib", p.stderr)
+            self.assertIn("pip install matplotlib", p.stderr)
+            self.assertIn("| Rung | Kernel |", p.stdout)  # the table needs no matplotlib
+            self.assertTrue(os.path.exists(os.path.join(tmp, "table.md")))
+
+    def test_writes_the_pictures(self):
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            self.skipTest("matplotlib is not installed")
+        with tempfile.TemporaryDirectory() as tmp:
+            p = run("plot", FIXTURE, "--out", tmp)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            for name in ("gflops_square.png", "percent_of_cublas_4096.png",
+                         "gflops_nonsquare.png"):
+                with open(os.path.join(tmp, name), "rb") as f:
+                    self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n", name)
+            with open(os.path.join(tmp, "table.md")) as f:
+                context, results = bench_results.load(FIXTURE)
+                self.assertEqual(f.read(), bench_results.ladder_markdown(context, results, 4096))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,42 @@
+# SASS tests (labels `cpu` and `sass`): what each rung's lesson relies on, checked in the
+# machine code of the built `sgemm` with cuobjdump; no GPU needed. One test per rung, named
+# sass.NN_name; the expectations live in sass_expectations.json (one entry per rung), and
+# every rung from 4 on is also checked for local memory (spills). Without cuobjdump the tests
+# fail and say so (cmake/cuobjdump.cmake finds or fetches it).
+#   ctest --test-dir build -L sass --output-on-failure
+find_package(Python3 3.8 COMPONENTS Interpreter)
+set(_sass_expect ${CMAKE_CURRENT_SOURCE_DIR}/sass_expectations.json)
+set(_sass_tool "${SGEMM_CUOBJDUMP}")
+if(NOT _sass_tool)
+  set(_sass_tool "cuobjdump-NOTFOUND")  # scripts/sass then explains how to get it
+endif()
+
+file(STRINGS ${PROJECT_SOURCE_DIR}/kernels/ladder.inc _sass_lines REGEX "^RUNG\\(")
+foreach(_line IN LISTS _sass_lines)
+  if(NOT _line MATCHES "^RUNG\\(([0-9]+), *([a-z0-9_]+),")
+    continue()
+  endif()
+  set(_number ${CMAKE_MATCH_1})
+  set(_test sass.${_number}_${CMAKE_MATCH_2})
+  if(_number LESS 10)
+    set(_test sass.0${_number}_${CMAKE_MATCH_2})
+  endif()
+  if(Python3_Interpreter_FOUND)
+    add_test(NAME ${_test}
+      COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/sass ${_number}
+              --binary $<TARGET_FILE:sgemm> --cuobjdump ${_sass_tool} --expect ${_sass_expect})
+  else()
+    add_test(NAME ${_test} COMMAND ${CMAKE_COMMAND} -E echo
+             "FAILED: the SASS tests need python3 (3.8 or newer), which cmake did not find")
+    set_tests_properties(${_test} PROPERTIES FAIL_REGULAR_EXPRESSION "FAILED")
+  endif()
+  set_tests_properties(${_test} PROPERTIES LABELS "cpu;sass" TIMEOUT 120)
+endforeach()
+
+# The parsers behind scripts/sass, scripts/profile and scripts/docs-diffs, on fixtures
+# (tests/data): cuobjdump -sass and -res-usage text, an ncu CSV export, doc markers.
+if(Python3_Interpreter_FOUND)
+  add_test(NAME scripts.parsers
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/scripts_test.py)
+  set_tests_properties(scripts.parsers PROPERTIES LABELS cpu TIMEOUT 60)
+endif()
