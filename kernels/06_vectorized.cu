@@ -98,12 +98,9 @@ __global__ void __launch_bounds__(kThreads, 2)
     __syncthreads();  // everyone is done reading before the next step overwrites them
   }
 
-  // Unrolled, so that acc[] is indexed with constants and stays in registers.
-#pragma unroll
   for (int i = 0; i < TM; ++i) {
     const int row = blockRow + threadRow * TM + i;
     if (row >= M) break;
-#pragma unroll
     for (int j = 0; j < TN; j += 4) {
       const int col = blockCol + threadCol * TN + j;
       float* c = &C[row * ldc + col];
