@@ -21,19 +21,9 @@ if(NOT TARGET sgemm_bench)  # no Google Benchmark: bench/ was skipped
   return()
 endif()
 
-# sgemm_bench as a user runs it, through expect_cli.cmake (exit status and message).
-#   sgemm_bench_test(<name> <label> EXIT 0|fail [ENV VAR=value...] ARGS <args...>
-#                    EXPECT <substrings...>)
+# sgemm_bench as a user runs it: sgemm_bench_test(<name> <label> EXIT ... ARGS ... EXPECT ...)
 function(sgemm_bench_test name label)
-  cmake_parse_arguments(PARSE_ARGV 2 arg "" "EXIT" "ENV;ARGS;EXPECT")
-  list(JOIN arg_ENV "$<SEMICOLON>" env)
-  list(JOIN arg_ARGS "$<SEMICOLON>" args)
-  list(JOIN arg_EXPECT "$<SEMICOLON>" expect)
-  add_test(NAME bench.${name}
-    COMMAND ${CMAKE_COMMAND} "-DPROGRAM=$<TARGET_FILE:sgemm_bench>" "-DEXIT=${arg_EXIT}"
-            "-DENV=${env}" "-DARGS=${args}" "-DEXPECT=${expect}"
-            -P ${CMAKE_CURRENT_SOURCE_DIR}/expect_cli.cmake)
-  set_tests_properties(bench.${name} PROPERTIES LABELS ${label} TIMEOUT 120)
+  sgemm_expect_test(bench.${name} sgemm_bench ${label} ${ARGN})
 endfunction()
 
 # Listing names needs no GPU, so the flags that pick rungs and shapes are tested on any machine.
