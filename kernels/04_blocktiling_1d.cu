@@ -4,7 +4,7 @@
 // In rung 3 every FMA needed two shared-memory loads. Here a thread loads one value of Bs
 // into a register and reuses it for TM FMAs against TM values of As: the loop does TM FMAs
 // for TM + 1 shared loads. The block tile grows to 64 x 64 and BK shrinks to 8, so the
-// 512 threads still load exactly one element of each tile per step.
+// 512 threads load exactly one element of each tile per step (rung 3's loaded two).
 #include <cuda_runtime.h>
 
 namespace sgemm::blocktiling_1d {
