@@ -46,15 +46,6 @@ bool starts_with(const std::string& text, const char* prefix) { return text.rfin
 
 bool is_benchmark_flag(const std::string& arg) { return starts_with(arg, "--benchmark_"); }
 
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> parts;
-  std::string part;
-  std::istringstream in(text);
-  while (std::getline(in, part, sep)) parts.push_back(part);
-  if (!text.empty() && text.back() == sep) parts.push_back("");
-  return parts;
-}
-
 std::string mnk_arg(const NamedShape& s) {
   return std::to_string(s.M) + "," + std::to_string(s.N) + "," + std::to_string(s.K);
 }

@@ -46,6 +46,15 @@ std::string usage() {
   return out.str();
 }
 
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::string part;
+  std::istringstream in(text);
+  while (std::getline(in, part, sep)) parts.push_back(part);
+  if (!text.empty() && text.back() == sep) parts.push_back("");
+  return parts;
+}
+
 namespace {
 
 // Whole number in [lo, hi]; false (with a reason) otherwise.
@@ -76,15 +85,6 @@ bool parse_float(const std::string& text, float* value, std::string* why) {
   }
   *value = v;
   return true;
-}
-
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> parts;
-  std::string part;
-  std::istringstream in(text);
-  while (std::getline(in, part, sep)) parts.push_back(part);
-  if (!text.empty() && text.back() == sep) parts.push_back("");
-  return parts;
 }
 
 // Parses "a,b,c" as sizes in 1..kMaxDimension.

@@ -43,4 +43,7 @@ ParseResult parse_args(const std::vector<std::string>& args);
 
 std::string usage();
 
+// "a,b,,c" split at `sep` into {"a", "b", "", "c"}; a trailing separator gives a last "".
+std::vector<std::string> split(const std::string& text, char sep);
+
 }  // namespace sgemm
