@@ -81,7 +81,8 @@ class Harness {
   // Launches `rung` (or cuBLAS) once; throws Error with the API's message on failure.
   void run(int rung, const Problem& problem, const float* A, const float* B, float* C);
 
-  // The Kernel that runs `rung` through the library API (cuBLAS for kCublasRung).
+  // The Kernel that runs `rung` through the library API (cuBLAS for kCublasRung). It always
+  // runs on this harness's stream(); the stream argument it is called with is ignored.
   Kernel kernel(int rung);
 
  private:
