@@ -1,7 +1,11 @@
 """CPU tests of scripts/bench_results.py (the ladder table), scripts/results-table and
-scripts/plot. Standard library only; the PNG test needs matplotlib and is skipped without it.
+scripts/plot. Standard library only, but for the pictures, which need matplotlib:
 
-    python3 tests/results_scripts_test.py
+    python3 tests/results_scripts_test.py             everything else (ctest: results.scripts)
+    python3 tests/results_scripts_test.py --pictures  scripts/plot's PNGs (ctest: results.plot)
+
+With --pictures and a Python that cannot import matplotlib, it prints why and exits 77,
+which ctest reports as Skipped (SKIP_RETURN_CODE in tests/results.cmake).
 
 tests/data/bench_fixture.json is unedited sgemm_bench output from a short sweep on a GPU:
 
@@ -234,7 +238,31 @@ class ResultsTableScriptTest(unittest.TestCase):
         self.assertIn("results-table:begin", p.stderr)
 
 
+def python3_on_path(folder):
+    """An environment whose first python3 on PATH runs this interpreter (as a wrapper, so a
+    virtual environment stays one), so scripts/plot can be run the way a user runs it."""
+    wrapper = os.path.join(folder, "python3")
+    with open(wrapper, "w") as f:
+        f.write(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    os.chmod(wrapper, 0o755)
+    return dict(os.environ, PATH=folder + os.pathsep + os.environ.get("PATH", ""))
+
+
+def matplotlib_missing():
+    """Why this interpreter cannot draw the pictures, or None when it can."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as e:
+        return (f"{sys.executable} cannot import matplotlib ({e}); the picture test needs it: "
+                f"`{sys.executable} -m pip install matplotlib`, or on Debian or Ubuntu "
+                "`sudo apt-get install python3-matplotlib` and configure with "
+                "-DPython3_EXECUTABLE=/usr/bin/python3")
+    return None
+
+
 class PlotScriptTest(unittest.TestCase):
+    """scripts/plot without matplotlib (hidden from it here): the table, then a clear error."""
+
     def test_without_matplotlib_says_how_to_get_it(self):
         with tempfile.TemporaryDirectory() as tmp:
             code = ("import runpy, sys; sys.modules['matplotlib'] = None; "
@@ -244,25 +272,70 @@ class PlotScriptTest(unittest.TestCase):
             self.assertEqual(p.returncode, 1)
             self.assertIn("apt-get install python3-matplotlib", p.stderr)
             self.assertIn("pip install matplotlib", p.stderr)
+            self.assertIn(f"{sys.executable} (the python3 that runs it) cannot import", p.stderr)
             self.assertIn("| Rung | Kernel |", p.stdout)  # the table needs no matplotlib
             self.assertTrue(os.path.exists(os.path.join(tmp, "table.md")))
+            system = "/usr/bin/python3"  # where Debian's python3-matplotlib goes
+            if os.path.realpath(sys.executable) != os.path.realpath(system) and \
+                    subprocess.run([system, "-c", "import matplotlib"],
+                                   capture_output=True).returncode == 0:
+                self.assertIn(f"{system} has it already", p.stderr)
+
+    def test_run_as_a_command_it_names_the_python3_it_found(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            os.makedirs(os.path.join(tmp, "hide", "matplotlib"))
+            with open(os.path.join(tmp, "hide", "matplotlib", "__init__.py"), "w") as f:
+                f.write("raise ImportError('hidden by the test')\n")
+            env = dict(python3_on_path(tmp), PYTHONPATH=os.path.join(tmp, "hide"))
+            p = subprocess.run([os.path.join(SCRIPTS, "plot"), FIXTURE, "--out", tmp],
+                               capture_output=True, text=True, env=env)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertRegex(p.stderr, "^scripts/plot: needs matplotlib")
+            self.assertIn(f"{sys.executable} -m pip install matplotlib", p.stderr)
+
+
+class PicturesTest(unittest.TestCase):
+    """scripts/plot's PNGs; needs matplotlib (run with --pictures: ctest results.plot)."""
+
+    def setUp(self):
+        missing = matplotlib_missing()
+        if missing:
+            self.skipTest(missing)
+
+    def check_pictures(self, folder):
+        for name in ("gflops_square.png", "percent_of_cublas_4096.png", "gflops_nonsquare.png"):
+            with open(os.path.join(folder, name), "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n", name)
+        with open(os.path.join(folder, "table.md")) as f:
+            context, results = bench_results.load(FIXTURE)
+            self.assertEqual(f.read(), bench_results.ladder_markdown(context, results, 4096))
 
     def test_writes_the_pictures(self):
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            self.skipTest("matplotlib is not installed")
         with tempfile.TemporaryDirectory() as tmp:
             p = run("plot", FIXTURE, "--out", tmp)
             self.assertEqual(p.returncode, 0, p.stderr)
-            for name in ("gflops_square.png", "percent_of_cublas_4096.png",
-                         "gflops_nonsquare.png"):
-                with open(os.path.join(tmp, name), "rb") as f:
-                    self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n", name)
-            with open(os.path.join(tmp, "table.md")) as f:
-                context, results = bench_results.load(FIXTURE)
-                self.assertEqual(f.read(), bench_results.ladder_markdown(context, results, 4096))
+            self.check_pictures(tmp)
 
+    def test_runs_with_the_python3_first_on_path(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            p = subprocess.run([os.path.join(SCRIPTS, "plot"), FIXTURE, "--out", tmp,
+                                "--size", "1024"], capture_output=True, text=True,
+                               env=python3_on_path(tmp))
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertTrue(os.path.exists(os.path.join(tmp, "percent_of_cublas_1024.png")))
+            self.assertIn("wrote ", p.stdout)
+
+
+SKIPPED = 77  # ctest: SKIP_RETURN_CODE of results.plot
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    if sys.argv[1:] == ["--pictures"]:
+        missing = matplotlib_missing()
+        if missing:
+            print(f"SGEMM-SKIPPED: {missing}")
+            sys.exit(SKIPPED)
+        unittest.main(argv=sys.argv[:1], defaultTest="PicturesTest", verbosity=2)
+    everything_else = [name for name, value in list(globals().items())
+                       if isinstance(value, type) and issubclass(value, unittest.TestCase)
+                       and value is not PicturesTest]
+    unittest.main(defaultTest=everything_else, verbosity=2)

@@ -1,31 +1,57 @@
 #!/usr/bin/env python3
-"""Unit tests of the evidence scripts' parsers, on fixtures: no GPU, no cuobjdump, no ncu.
+"""Unit tests of the evidence scripts' package (scripts/sgemm_tools) and of the commands over
+it, on fixtures: no GPU, no cuobjdump, no ncu (stand-ins made here play those).
 
     python3 tests/scripts_test.py        (ctest: scripts.parsers, label cpu)
 """
 import importlib.machinery
 import importlib.util
+import io
+import json
 import os
+import shutil
+import stat
+import subprocess
 import sys
 import tempfile
 import unittest
+from contextlib import redirect_stdout
+from unittest import mock
 
 ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+SCRIPTS = os.path.join(ROOT, "scripts")
+sys.path.insert(0, SCRIPTS)
 import ladder  # noqa: E402
+from sgemm_tools import (cli, expectations, kernel_names, ncu, ncu_report, sass,  # noqa: E402
+                         sass_report, tools)
+
+NCU_CSV = os.path.join(ROOT, "tests", "data", "ncu_raw_rung6.csv")
 
 
 def load(script):
-    """A script in scripts/ (no .py suffix) as a module."""
-    path = os.path.join(ROOT, "scripts", script)
+    """A script in scripts/ (no .py suffix) as a module: only scripts/docs-diffs, whose
+    logic has not moved into sgemm_tools."""
+    path = os.path.join(SCRIPTS, script)
     loader = importlib.machinery.SourceFileLoader(script.replace("-", "_"), path)
     module = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
     loader.exec_module(module)
     return module
 
 
-sass = load("sass")
-profile = load("profile")
+def run(script, *args, env=None):
+    return subprocess.run([sys.executable, os.path.join(SCRIPTS, script), *args],
+                          capture_output=True, text=True, env=env)
+
+
+def write_tool(folder, name, python_body):
+    """An executable stand-in for a tool: a Python script (run by this interpreter)."""
+    path = os.path.join(folder, name)
+    with open(path, "w") as f:
+        f.write(f"#!{sys.executable}\nimport sys\n{python_body}\n")
+    os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+    return path
+
+
 docs_diffs = load("docs-diffs")
 
 # The shape of `cuobjdump -sass` output: encodings on every line and on a line of their own.
@@ -113,15 +139,16 @@ class Sass(unittest.TestCase):
         r = ladder.Rung(6, "vectorized", "")
         for demangled in ("void sgemm::vectorized::sgemm_vectorized<true>(int, int)",
                           "void sgemm::vectorized::sgemm_vectorized<(bool)1>(int, int)"):
-            self.assertIn(sass.variant_of(r, demangled, self.name),
+            self.assertIn(kernel_names.variant_of(r, demangled, self.name),
                           ("<kVectorized=true>", "<true>"))  # names from the kernel source
-        self.assertEqual(sass.template_args("<128, Tile<1, 2>, (bool)0>"),
+        self.assertEqual(kernel_names.template_args("<128, Tile<1, 2>, (bool)0>"),
                          ["128", "Tile<1, 2>", "(bool)0"])
-        self.assertEqual([sass.readable(a) for a in ("(bool)0", "(int)128", "16u",
+        self.assertEqual([kernel_names.readable(a) for a in ("(bool)0", "(int)128", "16u",
                                                      "(sgemm::x::Access)1")],
                          ["false", "128", "16", "Access(1)"])
-        self.assertIs(sass.rung_of("sgemm::(anonymous namespace)::fill(float*)",
-                                   "_ZN5sgemm12_GLOBAL__N_14fillEPf", ladder.rungs()), None)
+        self.assertIs(kernel_names.rung_of("sgemm::(anonymous namespace)::fill(float*)",
+                                           "_ZN5sgemm12_GLOBAL__N_14fillEPf", ladder.rungs()),
+                      None)
 
     def test_expectations(self):
         whole, hot, loops = sass.analyse(self.instructions)
@@ -130,24 +157,24 @@ class Sass(unittest.TestCase):
         labels = {id(k): "vectorized<kVectorized=true>"}
         where = {"main_loop": "main loop", "kernel": "kernel"}
         rule = {"where": "main_loop", "expect": {"LDS.128": ">= 2", "FFMA/LDS": "== 1"}}
-        [(ok, text)] = sass.check_rule(rule, [k], where, labels)
+        [(ok, text)] = expectations.check_rule(rule, [k], where, labels)
         self.assertTrue(ok, text)
         rule = {"where": "kernel", "instances": "kVectorized=true",
                 "expect": {"LDG.128": "== 0", "registers": "< 100"}}
-        [(ok, text)] = sass.check_rule(rule, [k], where, labels)
+        [(ok, text)] = expectations.check_rule(rule, [k], where, labels)
         self.assertFalse(ok)
         self.assertIn("LDG.128 = 2 (== 0)", text)
-        [(ok, text)] = sass.check_rule(dict(rule, instances="kVectorized=false"), [k], where,
-                                       labels)
+        [(ok, text)] = expectations.check_rule(dict(rule, instances="kVectorized=false"), [k],
+                                               where, labels)
         self.assertFalse(ok)
         self.assertIn("no instantiation matches", text)
 
 
 class Profile(unittest.TestCase):
     def test_raw_csv_fixture(self):
-        with open(os.path.join(ROOT, "tests", "data", "ncu_raw_rung6.csv")) as f:
-            [launch] = profile.parse_csv(f.read())
-        s = profile.summarise(launch)
+        with open(NCU_CSV) as f:
+            [launch] = ncu.parse_csv(f.read())
+        s = ncu.summarise(launch)
         self.assertTrue(s["kernel"].startswith("void sgemm::vectorized::sgemm_vectorized<true>"
                                                "(int, int, int"))
         self.assertEqual(s["gpu"], "NVIDIA H100 80GB HBM3")
@@ -163,8 +190,8 @@ class Profile(unittest.TestCase):
         self.assertAlmostEqual(s["smem_ld_wavefronts_per_inst"], 6.0)
         self.assertAlmostEqual(s["dram_bytes_per_s"], 412345678901.25)
         self.assertAlmostEqual(s["l2_pct"], 21.5)
-        text = profile.summary_table(s, "title", 2.0 * 4096 ** 3)
-        self.assertIn("n/a", profile.fmt(None))
+        text = ncu_report.summary_table(s, "title", 2.0 * 4096 ** 3)
+        self.assertIn("n/a", ncu_report.fmt(None))
         self.assertIn("stall mio throttle", text)
         self.assertIn("18,237", text)  # GFLOP/s from the duration
 
@@ -179,14 +206,289 @@ class Profile(unittest.TestCase):
             '"Gbyte/second","1,200.5"',
             '"0","1","sgemm","h","k(int, int)","1","7","s",'
             '"sm__warps_active.avg.pct_of_peak_sustained_active","%","n/a"'])
-        [launch] = profile.parse_csv(text)
+        [launch] = ncu.parse_csv(text)
         self.assertEqual(launch["Kernel Name"], "k(int, int)")
         self.assertAlmostEqual(launch["gpu__time_duration.sum"], 1.5e-3)
         self.assertAlmostEqual(launch["dram__bytes.sum.per_second"], 1200.5e9)
-        self.assertIsNone(profile.summarise(launch)["occupancy_pct"])
-        self.assertAlmostEqual(profile.to_base(1.2, "cycle/nsecond"), 1.2e9)
+        self.assertIsNone(ncu.summarise(launch)["occupancy_pct"])
+        self.assertAlmostEqual(ncu.to_base(1.2, "cycle/nsecond"), 1.2e9)
         with self.assertRaises(ladder.Error):
-            profile.parse_csv("no csv here")
+            ncu.parse_csv("no csv here")
+
+
+def vectorized():
+    """The rung whose kernel the SASS fixture holds."""
+    return next(r for r in ladder.rungs() if r.name == "vectorized")
+
+
+def record(variant="<kVectorized=true>", **resources):
+    """A kernel record of the SASS fixture, as scripts/sass makes them."""
+    [(arch, mangled, instructions)] = sass.parse_sass(SASS)
+    whole, hot, loops = sass.analyse(instructions)
+    r = vectorized()
+    return dict(rung=r.number, name=r.name, variant=variant, arch=arch, function=mangled,
+                mangled=mangled, kernel=whole, main_loop=hot, loops=loops, **resources)
+
+
+class Expectations(unittest.TestCase):
+    def check(self, spec, kernels, wanted):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "expect.json")
+            with open(path, "w") as f:
+                json.dump(spec, f)
+            out = io.StringIO()
+            code = expectations.check(kernels, path, wanted, "the-binary", out)
+        return code, out.getvalue()
+
+    def test_the_report(self):
+        spec = {"no_local_memory_from_rung": 1, "rungs": {"vectorized": [
+            {"expect": {"FFMA": "== 2"}, "why": "two FMAs"},
+            {"where": "kernel", "expect": {"registers": "< 64"}, "why": "few registers"}],
+            "not_a_rung": []}}
+        k = record(registers=92, stack_bytes=8)
+        code, text = self.check(spec, [k], {vectorized().number})
+        self.assertEqual(code, 1)
+        tag = f"rung {vectorized().number:2d}"
+        self.assertIn(f"FAIL  {tag}  vectorized: no local memory -- but {{'LDL': 1, "
+                      "'stack_bytes': 8}", text)  # the fixture's LDL.64
+        self.assertIn(f"PASS  {tag}  vectorized: main loop FFMA = 2 (== 2) -- two FMAs", text)
+        self.assertIn(f"FAIL  {tag}  vectorized: kernel registers = 92 (< 64) -- few registers",
+                      text)
+        self.assertIn("has expectations for 'not_a_rung', not a rung", text)
+        self.assertTrue(text.endswith("\n1 of 3 SASS checks passed; 2 FAILED\n"), text)
+
+    def test_all_pass_and_rungs_from_the_local_memory_limit(self):
+        spec = {"no_local_memory_from_rung": vectorized().number + 1,
+                "rungs": {"vectorized": [{"expect": {"LDS": ">= 3"}, "where": "kernel"}]}}
+        code, text = self.check(spec, [record()], {vectorized().number})
+        self.assertEqual(code, 0, text)
+        self.assertNotIn("local memory", text)
+        self.assertIn("1 of 1 SASS checks passed\n", text)
+
+    def test_a_rung_without_its_kernel_fails(self):
+        first = ladder.rungs()[0]
+        code, text = self.check({"rungs": {}}, [record()], {first.number})
+        self.assertEqual(code, 1)
+        self.assertIn(f"no kernel sgemm::{first.name}::{first.function} in the-binary; "
+                      f"is {first.kernel} built into it?", text)
+
+    def test_any_instance_ratios_and_bad_conditions(self):
+        a, b = record("<kVectorized=true>"), record("<kVectorized=false>")
+        labels = {id(a): "a", id(b): "b"}
+        rule = {"instances": "any", "expect": {"FFMA/BAR": "== 2"}}  # no BAR in the loop
+        [(ok, text)] = expectations.check_rule(rule, [a, b], expectations.WHERE, labels)
+        self.assertFalse(ok)
+        self.assertIn("none of 2 instantiations, e.g. a: main loop FFMA/BAR = inf", text)
+        rule["expect"] = {"FFMA/LDS": "== 1"}
+        [(ok, text)] = expectations.check_rule(rule, [a, b], expectations.WHERE, labels)
+        self.assertTrue(ok)
+        self.assertTrue(text.startswith("some instantiation: a: "), text)
+        with self.assertRaisesRegex(ladder.Error, "is not like '>= 4'"):
+            expectations.check_rule({"expect": {"FFMA": "about 2"}}, [a], expectations.WHERE,
+                                    labels)
+        a["main_loop"] = None
+        [(ok, text)] = expectations.check_rule({"expect": {"FFMA": ">= 1"}}, [a],
+                                               expectations.WHERE, labels)
+        self.assertFalse(ok)
+        self.assertIn("no main loop", text)
+
+
+class SassReport(unittest.TestCase):
+    def test_tables_listing_and_json(self):
+        kernels = [record("<kVectorized=false>", registers=90, shared_bytes=9216, stack_bytes=0),
+                   record("<kVectorized=true>", registers=92, shared_bytes=9216, stack_bytes=8)]
+        out = io.StringIO()
+        with redirect_stdout(out):
+            sass_report.print_tables(kernels, "the-binary")
+            sass_report.print_listing(kernels)
+        text = out.getvalue()
+        n = vectorized().number
+        self.assertTrue(text.startswith("SASS of the-binary (sm_90)\n"))
+        self.assertRegex(text, rf"{n} vectorized<kVectorized=true> +0070-00b0 +5 +2 ")
+        self.assertRegex(text, rf"{n} vectorized<kVectorized=true> +92 +9216 +8 +19 +3 ")
+        for head in ("instr", "FFMA", "LDS.32", "LDS.128", "LDG.128", "STS.128", "LDL", "STL"):
+            self.assertIn(head, text.split("\n")[3])
+        self.assertNotIn("LDS.64", text)  # a column of zeros that is not always shown
+        self.assertIn("Main loop of rung 6 vectorized<kVectorized=true> (sm_90):\n"
+                      "  /*0070*/  LDS.U.128 R16, [R0]\n", text.replace(f"rung {n} ", "rung 6 "))
+        public = sass_report.public(kernels)
+        self.assertNotIn("_body", json.dumps(public))
+        self.assertIn("_body", kernels[0]["main_loop"])  # the records themselves are unchanged
+        self.assertEqual(public[0]["main_loop"]["counts"]["FFMA"], 2)
+
+
+class Tools(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+        self.tool = write_tool(self.tmp, "sometool", "print('hello')")
+        env = {k: v for k, v in os.environ.items() if k not in ("SOMETOOL", "CUOBJDUMP")}
+        patch = mock.patch.dict(os.environ, dict(env, PATH="/nonexistent",
+                                                 CUDA_HOME="/nonexistent"), clear=True)
+        patch.start()
+        self.addCleanup(patch.stop)
+
+    def test_the_one_asked_for_or_an_error(self):
+        self.assertEqual(tools.find("sometool", self.tool, "SOMETOOL"), self.tool)
+        os.environ["SOMETOOL"] = self.tool
+        self.assertEqual(tools.find("sometool", None, "SOMETOOL"), self.tool)
+        os.environ["PATH"] = self.tmp  # found there too, but never instead of the one asked for
+        with self.assertRaisesRegex(ladder.Error, "sometool '/no/such' is not an executable"):
+            tools.find("sometool", "/no/such", "SOMETOOL")  # the command line's beats $SOMETOOL
+        os.environ["SOMETOOL"] = "/no/such/either"
+        with self.assertRaisesRegex(ladder.Error, "'/no/such/either' is not an executable"):
+            tools.find("sometool", None, "SOMETOOL")
+
+    def test_path_the_toolkit_then_its_places(self):
+        with self.assertRaisesRegex(ladder.Error, "^how to get it$"):
+            tools.find("sometool", None, "SOMETOOL", [], "how to get it")
+        self.assertEqual(tools.find("sometool", None, "SOMETOOL", ["/x", self.tool]), self.tool)
+        os.makedirs(os.path.join(self.tmp, "bin"))
+        cuda = write_tool(os.path.join(self.tmp, "bin"), "sometool", "")
+        os.environ["CUDA_HOME"] = self.tmp
+        self.assertEqual(tools.find("sometool", None, "SOMETOOL", [self.tool]), cuda)
+        os.environ["PATH"] = self.tmp
+        self.assertEqual(tools.find("sometool", None, "SOMETOOL", []), self.tool)
+
+    def test_cuobjdump(self):
+        binary = os.path.join(self.tmp, "build", "sgemm")
+        fetched = os.path.join(self.tmp, "build", "tools", "bin")
+        os.makedirs(fetched)
+        open(binary, "w").close()
+        fetched = write_tool(fetched, "cuobjdump", "")
+        self.assertEqual(tools.cuobjdump(None, binary), fetched)  # beside the binary's build
+        with self.assertRaisesRegex(ladder.Error, "cmake found no cuobjdump .* re-run cmake"):
+            tools.cuobjdump("cuobjdump-NOTFOUND", binary)  # what tests/sass.cmake passes
+        os.environ["CUOBJDUMP"] = fetched  # the environment's beats cmake's NOTFOUND
+        self.assertEqual(tools.cuobjdump("cuobjdump-NOTFOUND", binary), fetched)
+
+    def test_the_other_tools_say_how_to_get_them(self):
+        with mock.patch("glob.glob", return_value=[]):
+            with self.assertRaisesRegex(ladder.Error, "ncu .* set NCU, or pass --ncu"):
+                tools.ncu(None)
+            with self.assertRaisesRegex(ladder.Error, "COMPUTE_SANITIZER, or pass --sanitizer"):
+                tools.sanitizer(None)
+            self.assertEqual(tools.ncu(self.tool), self.tool)
+
+    def test_output_and_the_binary(self):
+        self.assertEqual(tools.output([self.tool]), "hello\n")
+        failing = [sys.executable, "-c", "import sys; sys.exit('broken')"]
+        with self.assertRaisesRegex(ladder.Error, r"^running it failed \(exit 1\): broken$"):
+            tools.output(failing, "running it")
+        tools.require_binary(self.tool)
+        with self.assertRaisesRegex(ladder.Error, "/no/sgemm does not exist; build it first"):
+            tools.require_binary("/no/sgemm")
+
+
+class Cli(unittest.TestCase):
+    def test_parser(self):
+        ap = cli.parser("What it does.\n\n    how to run it\n")
+        cli.add_rungs(ap)
+        cli.add_binary(ap, "the thing")
+        self.assertTrue(ap.prog.startswith("scripts/"))
+        self.assertEqual((ap.description, ap.epilog), ("What it does.", "    how to run it\n"))
+        args = ap.parse_args(["5", "6"])
+        self.assertEqual((args.rungs, args.binary),
+                         (["5", "6"], os.path.join(ROOT, "build", "sgemm")))
+        self.assertIn("the thing (default build/sgemm)", ap.format_help())
+        self.assertIsNone(cli.parser("Only a description.").epilog)
+
+
+class NcuMetrics(unittest.TestCase):
+    def test_what_to_ask_ncu_for(self):
+        everything = [metric for _, metric, _ in ncu.METRICS]
+        self.assertEqual(ncu.requestable(None), (everything, []))
+        metrics, lacking = ncu.requestable({"gpu__time_duration"})
+        self.assertIn("gpu__time_duration.sum", metrics)
+        self.assertIn("launch__block_size", metrics)  # attributes are always there
+        self.assertIn("sm__maximum_warps_per_active_cycle_pct", metrics)  # derived
+        self.assertIn("sm__inst_executed.sum", lacking)
+        self.assertEqual(sorted(metrics + lacking), sorted(everything))
+        self.assertEqual(len({key for key, _, _ in ncu.METRICS}), len(ncu.METRICS))
+        self.assertEqual(ncu_report.fmt(1.5e-3, "time"), "1.500 ms")
+        self.assertEqual(ncu_report.fmt(1.98e9, "hz"), "1.980 GHz")
+        self.assertEqual(ncu_report.fmt(1234567.0, "count"), "1,234,567")
+
+
+class Commands(unittest.TestCase):
+    """scripts/sass and scripts/profile as users run them, with stand-ins for the tools."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+        self.binary = os.path.join(self.tmp, "sgemm")
+        open(self.binary, "w").close()
+        for name, text in (("sass.txt", SASS), ("res.txt", RES_USAGE)):
+            with open(os.path.join(self.tmp, name), "w") as f:
+                f.write(text)
+        self.cuobjdump = write_tool(self.tmp, "cuobjdump", (
+            "import os\n"
+            "name = 'sass.txt' if '-sass' in sys.argv else 'res.txt'\n"
+            "print(open(os.path.join(os.path.dirname(sys.argv[0]), name)).read())"))
+        self.n = str(vectorized().number)
+
+    def sass(self, *args):
+        return run("sass", *args, "--binary", self.binary, "--cuobjdump", self.cuobjdump)
+
+    def test_sass_tables_and_json(self):
+        p = self.sass(self.n, "--listing")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn(f"SASS of {self.binary} (sm_90)", p.stdout)
+        self.assertIn("vectorized", p.stdout)
+        self.assertIn("/*0070*/  LDS.U.128 R16, [R0]", p.stdout)
+        p = self.sass(self.n, "--json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        out = json.loads(p.stdout)
+        self.assertEqual(out["cuobjdump"], self.cuobjdump)
+        [k] = out["kernels"]
+        self.assertEqual((k["registers"], k["main_loop"]["counts"]["FFMA"]), (92, 2))
+        self.assertNotIn("_body", k["main_loop"])
+
+    def test_sass_expect(self):
+        path = os.path.join(self.tmp, "expect.json")
+        for rule, code in (({"FFMA": ">= 2"}, 0), ({"FFMA": ">= 3"}, 1)):
+            with open(path, "w") as f:
+                json.dump({"no_local_memory_from_rung": 99,
+                           "rungs": {"vectorized": [{"expect": rule}]}}, f)
+            p = self.sass(self.n, "--expect", path)
+            self.assertEqual(p.returncode, code, p.stdout + p.stderr)
+            self.assertIn("PASS  rung" if code == 0 else "FAIL  rung", p.stdout)
+        p = self.sass(self.n, "--json", "--expect", path)  # the report goes to stderr
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("0 of 1 SASS checks passed; 1 FAILED", p.stderr)
+        json.loads(p.stdout)
+
+    def test_sass_problems(self):
+        p = self.sass()  # every rung: the binary holds rung 6 only
+        self.assertEqual(p.returncode, 1)
+        self.assertIn(f"no kernel in {self.binary} for rung(s) ", p.stderr)
+        with open(os.path.join(self.tmp, "res.txt"), "w") as f:
+            f.write("no functions\n")
+        p = self.sass(self.n)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("no device code (SASS)", p.stderr)
+        p = run("sass", "--binary", os.path.join(self.tmp, "missing"))
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("missing does not exist; build it first", p.stderr)
+
+    def test_profile(self):
+        p = run("profile", "--from-csv", NCU_CSV)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("stall mio throttle", p.stdout)
+        p = run("profile", "--from-csv", NCU_CSV, "--json")
+        self.assertAlmostEqual(json.loads(p.stdout)["issue_active_pct"], 66.0)
+        out = os.path.join(self.tmp, "profile")
+        p = run("profile", self.n, "1024", "--dry-run", "--ncu", self.cuobjdump, "--binary",
+                self.binary, "--out", out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        r = vectorized()
+        for part in ("--clock-control none", f"regex:sgemm::{r.name}::{r.function}[<(]",
+                     "--section WarpStateStats", f"{self.binary} {r.number} --sizes 1024"):
+            self.assertIn(part, p.stdout)
+        self.assertFalse(os.path.exists(out))  # a dry run writes nothing
+        p = run("profile")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("which rung?", p.stderr)
 
 
 class DocsDiffs(unittest.TestCase):

@@ -1,0 +1,13 @@
+"""What the evidence scripts (scripts/sass, scripts/profile, scripts/sanitize, scripts/plot)
+share, one concern a module. The scripts put scripts/ on sys.path, so `ladder` (the rung
+list) and this package import as top-level names:
+
+    cli           argparse set-up: prog, description and epilog from the docstring, --binary
+    tools         finding cuobjdump, ncu, compute-sanitizer; running one; the --binary check
+    sass          cuobjdump -sass / -res-usage text -> instructions, resources, counts, loops
+    kernel_names  demangled kernel names -> rung, template arguments, table labels
+    sass_report   the tables, listings and JSON that scripts/sass prints
+    expectations  the language of tests/sass_expectations.json, and the PASS/FAIL report
+    ncu           the Nsight Compute metrics we read, ncu's CSV export, the summary values
+    ncu_report    the summary as text
+"""
