@@ -1,10 +1,12 @@
 """sgemm_bench's JSON (Google Benchmark's format) as the scripts see it: one Result per
-benchmark, the GPU facts of its context, and the ladder table at one size. Standard library
-only, so scripts/results-table and its CPU test need nothing installed.
+benchmark, the GPU facts of its context, the ladder table at one size (the README's) and one
+rung's table over every shape (the docs'). Standard library only, so scripts/results-table,
+scripts/docs-tables and their CPU tests need nothing installed.
 
     import bench_results
     context, results = bench_results.load("results/h100/bench.json")
     print(bench_results.ladder_markdown(context, results, 4096))
+    print(bench_results.rung_markdown(context, results, 6, "results/h100/bench.json"))
 """
 import json
 import re
@@ -153,4 +155,51 @@ def ladder_markdown(context, results, size):
             what = "skipped" if r.status == "skipped" else "FAILED"
             lines.append(f"| {r.rung} | {r.kernel} | {what} | — |")
             notes.append(f"- {r.label} {what}: {r.message}")
+    return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
+
+
+def _shape_cell(r):  # "512×16384×4096"
+    return f"{r.M}×{r.N}×{r.K}"
+
+
+def _row(r, reference, first):
+    """A table row of one rung's Result; cuBLAS from `reference` when the rung has none."""
+    cublas = r.cublas_gflops if r.cublas_gflops is not None else \
+        (reference.gflops if reference else None)
+    if r.status == "ok":
+        cells = [_number(r.gflops, 0), _number(cublas, 0), _number(r.pct_of_cublas, 1)]
+    else:
+        cells = ["skipped" if r.status == "skipped" else "FAILED", _number(cublas, 0), "—"]
+    return "| " + " | ".join(first + cells) + " |"
+
+
+def rung_markdown(context, results, rung, source):
+    """One rung at every shape of the JSON, in markdown: a sentence naming the GPU and
+    `source` (where the JSON is, as the reader should see it), the square sizes, the other
+    shapes, and a line per skipped or failed shape. None when the JSON has no such rung."""
+    mine = [r for r in results if r.rung == rung]
+    if not mine:
+        return None
+    reference = {(r.shape, r.padded): r for r in results if r.rung == 0}
+    checks = sorted({r.message for r in mine if r.status == "ok" and r.message})
+    checked = ("Every timed shape first passed its check against cuBLAS "
+               f"({', '.join(f'`{c}`' for c in checks)}); " if checks else "")
+    lines = [f"`sgemm_bench` on {gpu_summary(context)} ({source}). {checked}"
+             "% of cuBLAS is against cuBLAS SGEMM timed in the same run, on the same shape."]
+    square = sorted((r for r in mine if r.square), key=lambda r: r.M)
+    if square:
+        lines += ["", "| M = N = K | GFLOP/s | cuBLAS GFLOP/s | % of cuBLAS |",
+                  "| ---: | ---: | ---: | ---: |"]
+        lines += [_row(r, reference.get((r.shape, r.padded)), [str(r.M)]) for r in square]
+    other = [r for r in mine if not r.square]
+    if other:
+        kinds = shape_kinds(context)
+        lines += ["", "| shape | M×N×K | GFLOP/s | cuBLAS GFLOP/s | % of cuBLAS |",
+                  "| :--- | ---: | ---: | ---: | ---: |"]
+        for r in other:
+            kind = kinds.get(r.shape, "") + (" (padded)" if r.padded else "")
+            lines.append(_row(r, reference.get((r.shape, r.padded)),
+                              [kind.strip() or "—", _shape_cell(r)]))
+    notes = [f"- {_shape_cell(r)} {'skipped' if r.status == 'skipped' else 'FAILED'}: "
+             f"{r.message}" for r in mine if r.status != "ok"]
     return "\n".join(lines + ([""] + notes if notes else [])) + "\n"

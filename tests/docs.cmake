@@ -1,13 +1,25 @@
-# Docs in step with the code (label `cpu`): every docs/NN_name.md exists, embeds its rung's
-# diff between <!-- diff:begin --> / <!-- diff:end --> markers, and the embedded hunks still
-# match the kernel files. scripts/docs-diffs regenerates them; this test runs its --check.
+# Docs in step with the code and the data (label `cpu`):
+#  - docs.diffs_in_step: every docs/NN_name.md exists, embeds its rung's diff between
+#    <!-- diff:begin --> / <!-- diff:end --> markers, and the embedded hunks still match the
+#    kernel files (scripts/docs-diffs regenerates them; this runs its --check);
+#  - docs.measured_tables: every rung's doc has its measured results between
+#    <!-- measured:begin results/<gpu>/bench.json --> / <!-- measured:end --> markers, as
+#    the committed JSON has them (scripts/docs-tables regenerates them; this runs its --check);
+#  - docs.tables_script: scripts/docs-tables on a fixture JSON.
+set(_docs_tests docs.diffs_in_step docs.measured_tables docs.tables_script)
 find_package(Python3 3.8 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   add_test(NAME docs.diffs_in_step
     COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/docs-diffs --check)
-else()
-  add_test(NAME docs.diffs_in_step COMMAND ${CMAKE_COMMAND} -E echo
-           "FAILED: the docs test needs python3 (3.8 or newer), which cmake did not find")
-  set_tests_properties(docs.diffs_in_step PROPERTIES FAIL_REGULAR_EXPRESSION "FAILED")
+  add_test(NAME docs.measured_tables
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/docs-tables --check)
+  add_test(NAME docs.tables_script
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/docs_tables_test.py)
+else()  # fail rather than vanish: CI must run these
+  foreach(name IN LISTS _docs_tests)
+    add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -E echo
+             "FAILED: the docs tests need python3 (3.8 or newer), which cmake did not find")
+    set_tests_properties(${name} PROPERTIES FAIL_REGULAR_EXPRESSION "FAILED")
+  endforeach()
 endif()
-set_tests_properties(docs.diffs_in_step PROPERTIES LABELS "cpu;docs" TIMEOUT 60)
+set_tests_properties(${_docs_tests} PROPERTIES LABELS "cpu;docs" TIMEOUT 60)
