@@ -69,6 +69,25 @@ Status check_pointer(const char* name, const void* p, std::string* why) {
   return Status::ok;
 }
 
+// BLAS with alpha == 0: C = beta * C, and A and B are not read, so Inf or NaN there cannot
+// reach C through 0 * Inf. With beta == 0 too, C is set to zero without being read. Every
+// rung gets this from launch(), before its own kernel would multiply alpha into a sum.
+__global__ void scale_c(int M, int N, float beta, float* C, int ldc) {
+  const long long count = static_cast<long long>(M) * N;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    float* c = C + (i / N) * ldc + i % N;
+    *c = beta == 0.f ? 0.f : beta * *c;
+  }
+}
+
+cudaError_t launch_scale_c(int M, int N, float beta, float* C, int ldc, cudaStream_t stream) {
+  const long long blocks = (static_cast<long long>(M) * N + 255) / 256;
+  scale_c<<<static_cast<unsigned>(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(M, N, beta, C,
+                                                                                    ldc);
+  return cudaGetLastError();
+}
+
 }  // namespace
 
 const std::vector<RungInfo>& rungs() {
@@ -163,7 +182,8 @@ Status launch(int rung, int M, int N, int K, float alpha, const float* A, int ld
   if (s != Status::ok) return s;
   for (const Entry& e : entries()) {
     if (e.info.number != rung) continue;
-    cudaError_t err = e.launch(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    cudaError_t err = alpha == 0.f ? launch_scale_c(M, N, beta, C, ldc, stream)
+                                   : e.launch(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     if (err != cudaSuccess) {
       if (why) *why = std::string("rung launch failed: ") + cudaGetErrorString(err);
       return Status::cuda_error;

@@ -1,5 +1,5 @@
 // sgemm_autotune: checks and times every tile configuration that scripts/autotune compiled
-// in, against cuBLAS in the same process, and writes the results as JSON and CSV.
+// in, each in turn with cuBLAS, and writes the results as JSON and CSV.
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "autotune.h"
+#include "measure.h"
+#include "options.h"
 #include "report.h"
 
 namespace sgemm::autotune {
@@ -22,126 +24,106 @@ namespace {
 
 using namespace sgemm;
 
-struct Result {
-  const autotune::Candidate* candidate = nullptr;
-  std::string check;  // "PASS" or the failure
-  bool pass = false;
-  Timing timing;
-  double gflops = 0, percent = 0;
-};
-
 struct Args {
-  int size = 4096, reps = 10, device = 0;
-  std::string json = "autotune.json", csv = "autotune.csv";
+  RunOptions run;
+  std::string csv = "autotune.csv";
 };
-
-Args parse(int argc, char** argv) {
-  Args a;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--size")
-      a.size = std::stoi(value);
-    else if (flag == "--reps")
-      a.reps = std::stoi(value);
-    else if (flag == "--device")
-      a.device = std::stoi(value);
-    else if (flag == "--json")
-      a.json = value;
-    else if (flag == "--csv")
-      a.csv = value;
-    else
-      throw Error("unknown option " + flag + " (options: --size --reps --device --json --csv)");
-  }
-  if (a.size < 1 || a.reps < 1) throw Error("--size and --reps must be >= 1");
-  return a;
-}
 
 // A candidate must pass on an odd shape (edges, scalar path) and an aligned one (vector path).
-std::string check(Harness& h, const autotune::Candidate& c) {
-  const Problem odd{Shape{257, 131, 75, 0, 0, 0}, 1.f, 0.f};
-  const Problem aligned{Shape{384, 512, 264, 0, 0, 0}, 2.f, -1.f};
-  for (const Problem& p : {odd, aligned})
-    for (CheckMode mode : {CheckMode::exact, CheckMode::random}) {
-      const CheckReport r = h.check(c.kernel, p, mode, 7, "autotune");
-      if (!r.pass()) return p.shape.str() + " " + r.summary();
-    }
-  return "PASS";
+void check_candidate(Harness& h, const autotune::Candidate& c, const RunOptions& r,
+                     Measurement& m) {
+  for (const Problem& p :
+       {Problem{Shape{257, 131, 75}, 1.f, 0.f}, Problem{Shape{384, 512, 264}, 2.f, -1.f}}) {
+    Measurement trial = m;
+    trial.problem = p;
+    check(h, c.kernel, r.checks, r.seed, "autotune", trial);
+    m.checked = m.checked || trial.checked;
+    m.pass = m.pass && trial.pass;
+    m.check_text += (m.check_text.empty() ? "" : "; ") + p.shape.str() + " " + trial.check_text;
+  }
 }
 
-void write(const Args& a, const GpuInfo& gpu, const Timing& cublas, const std::vector<Result>& rs) {
-  std::ofstream csv(a.csv);
-  csv << "rung,params,check,median_ms,gflops,percent_of_cublas\n";
-  for (const Result& r : rs)
-    csv << r.candidate->rung << ",\"" << r.candidate->params << "\"," << (r.pass ? "PASS" : "FAIL")
-        << "," << r.timing.median_ms << "," << r.gflops << "," << r.percent << "\n";
-  std::ofstream json(a.json);
-  json << "{\n  \"context\": {\"gpu\": \"" << gpu.name
-       << "\", \"sm_clock_mhz\": " << gpu.sm_clock_current_mhz << ", \"driver\": \""
-       << gpu.driver_version << "\", \"cuda_runtime\": \"" << gpu.cuda_runtime_version
-       << "\", \"size\": " << a.size << ", \"cublas_median_ms\": " << cublas.median_ms
-       << "},\n  \"results\": [";
-  for (size_t i = 0; i < rs.size(); ++i) {
-    const Result& r = rs[i];
-    json << (i ? "," : "") << "\n    {\"rung\": " << r.candidate->rung << ", \"params\": \""
-         << r.candidate->params << "\", \"pass\": " << (r.pass ? "true" : "false")
-         << ", \"median_ms\": " << r.timing.median_ms << ", \"gflops\": " << r.gflops
-         << ", \"percent_of_cublas\": " << r.percent << "}";
+void write_csv(const std::string& path, const std::vector<Measurement>& rows) {
+  std::ofstream csv(path);
+  csv << "rung,params,M,N,K,check,median_ms,cublas_median_ms,gflops,percent_of_cublas\n";
+  for (const Measurement& m : rows) {
+    const Shape& s = m.problem.shape;
+    csv << m.rung << ",\"" << m.variant << "\"," << s.M << "," << s.N << "," << s.K << ","
+        << (m.pass ? "PASS" : "FAIL") << "," << m.timing.median_ms << "," << m.cublas.median_ms
+        << "," << m.gflops() << "," << m.percent_of_cublas() << "\n";
   }
-  json << "\n  ]\n}\n";
+  if (!csv) throw Error("cannot write " + path);
 }
 
 int run(const Args& a) {
-  Harness h(a.device);
-  std::printf("GPU %d: %s\n", a.device, describe(h.gpu()).c_str());
-  const Problem p{Shape{a.size, a.size, a.size, 0, 0, 0}, 1.f, 0.f};
+  const RunOptions& r = a.run;
+  Harness h(r.device);
+  std::printf("GPU %d: %s\n", r.device, describe(h.gpu()).c_str());
   TimingOptions t;
-  t.reps = a.reps;
-  t.budget_ms = 1000;
-  const Timing cublas = h.time(kCublasRung, p, t);
-  std::printf("cuBLAS at %s: %.0f GFLOP/s\n", p.shape.str().c_str(), cublas.gflops(p));
+  t.warmup = r.warmup;
+  t.reps = r.reps;
+  t.budget_ms = r.budget_ms;
 
   const auto& all = autotune::candidates();
-  std::vector<Result> results;
+  std::vector<Measurement> results;
   for (size_t i = 0; i < all.size(); ++i) {
-    Result r;
-    r.candidate = &all[i];
-    r.check = check(h, all[i]);
-    r.pass = r.check == "PASS";
-    if (r.pass) {
-      r.timing = h.time(all[i].kernel, p, t);
-      r.gflops = r.timing.gflops(p);
-      r.percent = 100.0 * cublas.median_ms / r.timing.median_ms;
+    const autotune::Candidate& c = all[i];
+    Measurement m = start_measurement(*find_runnable(c.rung), {});
+    m.variant = c.params;
+    check_candidate(h, c, r, m);
+    for (const Shape& shape : r.shapes) {
+      Measurement timed = m;
+      timed.problem = {shape, r.alpha, r.beta};
+      if (timed.pass) time(h, c.kernel, false, t, timed);  // in turn with cuBLAS
+      std::printf("[%3zu/%zu] rung %d %-48s %s %s %8.0f GFLOP/s %6.1f%% of cuBLAS\n", i + 1,
+                  all.size(), c.rung, c.params.c_str(), shape.str().c_str(),
+                  timed.pass ? "PASS" : timed.check_text.c_str(), timed.gflops(),
+                  timed.percent_of_cublas());
+      std::fflush(stdout);
+      results.push_back(timed);
     }
-    std::printf("[%3zu/%zu] rung %d %-48s %s %8.0f GFLOP/s %6.1f%% of cuBLAS\n", i + 1, all.size(),
-                all[i].rung, all[i].params.c_str(), r.pass ? "PASS" : r.check.c_str(), r.gflops,
-                r.percent);
-    std::fflush(stdout);
-    results.push_back(r);
   }
-  write(a, h.gpu(), cublas, results);
+  write_json(r.json_path, h.gpu(), results);
+  write_csv(a.csv, results);
 
-  std::vector<Result> ranked = results;
+  std::vector<Measurement> ranked = results;
   std::sort(ranked.begin(), ranked.end(),
-            [](const Result& x, const Result& y) { return x.gflops > y.gflops; });
+            [](const Measurement& x, const Measurement& y) { return x.gflops() > y.gflops(); });
   bool any_failed = false;
-  for (const Result& r : results) any_failed = any_failed || !r.pass;
-  std::printf("\nbest per rung at %s on %s:\n", p.shape.str().c_str(), h.gpu().name.c_str());
+  for (const Measurement& m : results) any_failed = any_failed || !m.pass;
+  std::printf("\nbest per rung on %s:\n", h.gpu().name.c_str());
   std::vector<int> shown;
-  for (const Result& r : ranked) {
-    if (!r.pass || std::count(shown.begin(), shown.end(), r.candidate->rung)) continue;
-    shown.push_back(r.candidate->rung);
-    std::printf("  rung %d: %s  %.0f GFLOP/s, %.1f%% of cuBLAS\n", r.candidate->rung,
-                r.candidate->params.c_str(), r.gflops, r.percent);
+  for (const Measurement& m : ranked) {
+    if (!m.pass || std::count(shown.begin(), shown.end(), m.rung)) continue;
+    shown.push_back(m.rung);
+    std::printf("  rung %d: %s at %s  %.0f GFLOP/s, %.1f%% of cuBLAS\n", m.rung, m.variant.c_str(),
+                m.problem.shape.str().c_str(), m.gflops(), m.percent_of_cublas());
   }
-  std::printf("results: %s, %s\n", a.json.c_str(), a.csv.c_str());
+  std::printf("results: %s, %s\n", r.json_path.c_str(), a.csv.c_str());
   return any_failed ? 1 : 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  Args a;
+  a.run.reps = 10;
+  a.run.budget_ms = 1000;
+  a.run.json_path = "autotune.json";
+  CLI::App app("Checks and times the tile configurations scripts/autotune compiled in.",
+               "sgemm_autotune");
+  CommonOptions common(app, a.run);
+  app.add_option("--csv", a.csv, "also write the results as CSV")->capture_default_str();
+  app.callback([&] { common.finish(square_shapes({4096})); });
+  bool is_help = false;
+  const std::string text = parse(app, std::vector<std::string>(argv + 1, argv + argc), &is_help);
+  if (!text.empty()) {
+    std::fputs((is_help ? text : "sgemm_autotune: " + text + "\n").c_str(),
+               is_help ? stdout : stderr);
+    return is_help ? 0 : 2;
+  }
   try {
-    return run(parse(argc, argv));
+    return run(a);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sgemm_autotune: %s\n", e.what());
     return 1;

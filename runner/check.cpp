@@ -1,5 +1,6 @@
 #include "check.h"
 
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -17,25 +18,103 @@ std::string Shape::str() const {
   return out.str();
 }
 
+namespace {
+
+constexpr double kTwo24 = 16777216.0;  // 2^24: FP32 holds every whole number up to it
+
+// The largest |sum over k| of whole-number inputs in [-kExactInputMax, kExactInputMax].
+double largest_sum(int K) { return double(kExactInputMax) * kExactInputMax * K; }
+
+}  // namespace
+
+std::string exact_mode_obstacle(float alpha, float beta, int K) {
+  char why[256];
+  if (largest_sum(K) >= kTwo24) {
+    std::snprintf(why, sizeof why,
+                  "K = %d is too large: sums of whole numbers up to %d reach %.0f, and FP32 "
+                  "sums are exact only below 2^24",
+                  K, kExactInputMax * kExactInputMax, largest_sum(K));
+    return why;
+  }
+  const double largest =
+      std::fabs(double(alpha)) * largest_sum(K) + std::fabs(double(beta)) * kExactInputMax;
+  if (largest >= 0.5 * FLT_MAX) {
+    std::snprintf(why, sizeof why,
+                  "alpha = %g and beta = %g could take the result to %.3g, beyond FP32's range",
+                  alpha, beta, largest);
+    return why;
+  }
+  return "";
+}
+
+bool exact_epilogue(float alpha, float beta, int K) {
+  const double a16 = double(alpha) * 16, b16 = double(beta) * 16;
+  if (a16 != std::floor(a16) || b16 != std::floor(b16)) return false;
+  const double largest = std::fabs(a16) * largest_sum(K) + std::fabs(b16) * kExactInputMax;
+  return largest_sum(K) < kTwo24 && largest < kTwo24;
+}
+
+CheckPlan plan_checks(ChecksToRun requested, float alpha, float beta, int K) {
+  CheckPlan plan;
+  const std::string obstacle = exact_mode_obstacle(alpha, beta, K);
+  switch (requested) {
+    case ChecksToRun::none:
+      break;
+    case ChecksToRun::random:
+      plan.modes = {CheckMode::random};
+      break;
+    case ChecksToRun::exact:
+      if (obstacle.empty())
+        plan.modes = {CheckMode::exact};
+      else
+        plan.error = "the exact check cannot run: " + obstacle;
+      break;
+    case ChecksToRun::both:
+      plan.modes = {CheckMode::random};
+      if (obstacle.empty())
+        plan.modes.insert(plan.modes.begin(), CheckMode::exact);
+      else
+        plan.note = "exact check impossible: " + obstacle;
+      break;
+  }
+  return plan;
+}
+
 double random_tolerance(int K) {
-  // Each of the two computations (ours, cuBLAS) rounds at most K + 2 times per element.
-  // The worst case bound is (K + 2) u |magnitude| each; rounding errors of random data
+  // Each of the two computations (ours, the reference) rounds at most K + 2 times per
+  // element. The worst case is (K + 2) u |magnitude| each; rounding errors of random data
   // behave like a random walk, so we use sqrt(K) instead of K, with a factor of 2 for the
   // two computations and a floor of 4 roundings for the alpha/beta epilogue.
   return (2.0 * std::sqrt(static_cast<double>(K)) + 4.0) * kFp32Unit;
 }
 
-bool exact_mode_possible(float alpha, float beta, int K) {
-  const double a16 = static_cast<double>(alpha) * 16, b16 = static_cast<double>(beta) * 16;
-  if (a16 != std::floor(a16) || b16 != std::floor(b16)) return false;
-  const double max_product = static_cast<double>(kExactInputMax) * kExactInputMax;
-  const double largest = std::fabs(a16) * max_product * K + std::fabs(b16) * kExactInputMax;
-  return max_product * K < (1 << 24) && largest < (1 << 24);
+namespace {
+
+struct Expectation {
+  double value;    // what the element must be
+  double allowed;  // how far from it a correct kernel may land
+};
+
+// One element of `r`; `exact_scalars` is exact_epilogue(alpha, beta, K).
+Expectation expectation(const Reference& r, size_t at, bool exact_scalars) {
+  if (r.mode == CheckMode::random && r.alpha != 0.f)
+    return {double(r.expected[at]), random_tolerance(r.K) * double(r.magnitude[at])};
+  // alpha * sum + beta * C0 in FP64, where both products are exact; the terms BLAS does not
+  // read (A and B when alpha == 0, C0 when beta == 0) take no part, so NaN there cannot leak.
+  const double product = r.alpha == 0.f ? 0.0 : double(r.alpha) * r.sum[at];
+  const double scaled = r.beta == 0.f ? 0.0 : double(r.beta) * r.c0[at];
+  const double allowed =
+      exact_scalars ? 0.0
+                    : kEpilogueRoundings * kFp32Unit * (std::fabs(product) + std::fabs(scaled));
+  return {product + scaled, allowed};
 }
+
+}  // namespace
 
 std::string Comparison::summary() const {
   if (pass) return "PASS";
   std::ostringstream out;
+  out.precision(9);
   out << "FAIL:";
   if (mismatches) out << " " << mismatches << " mismatching element(s)";
   if (padding_changed) out << " " << padding_changed << " padding element(s) overwritten";
@@ -45,10 +124,10 @@ std::string Comparison::summary() const {
   return out.str();
 }
 
-Comparison compare(CheckMode mode, int M, int N, int K, int ldc, const float* got,
-                   const float* expected, const float* magnitude, float padding, int max_reported) {
+Comparison compare(const Reference& reference, int M, int N, int ldc, const float* got,
+                   float padding, int max_reported) {
   Comparison result;
-  const double tolerance = random_tolerance(K);
+  const bool exact_scalars = exact_epilogue(reference.alpha, reference.beta, reference.K);
   for (int i = 0; i < M; ++i) {
     for (int j = 0; j < ldc; ++j) {
       const long long at = static_cast<long long>(i) * ldc + j;
@@ -60,35 +139,41 @@ Comparison compare(CheckMode mode, int M, int N, int K, int ldc, const float* go
         }
         continue;
       }
-      const double g = got[at], e = expected[at];
-      const double error = std::fabs(g - e);  // NaN if either is NaN
-      bool ok;
-      if (mode == CheckMode::exact) {
-        ok = g == e;  // false for NaN
-      } else {
-        const double limit = tolerance * magnitude[at];
-        ok = error <= limit;  // false for NaN
-        if (limit > 0)
-          result.max_error_ratio = std::fmax(result.max_error_ratio, error / limit);
-        else if (error > 0)
-          result.max_error_ratio = INFINITY;
+      const Expectation e = expectation(reference, at, exact_scalars);
+      const double g = got[at];
+      // Equal values pass, Inf == Inf included; otherwise the error must be within bounds.
+      // Every comparison with NaN is false, so NaN fails (and NaN == NaN is never a pass).
+      const bool equal = g == e.value;
+      const double error = equal ? 0.0 : std::fabs(g - e.value);  // NaN or inf possible
+      const bool ok = equal || error <= e.allowed;
+      if (!equal) {
+        result.max_abs_error =
+            std::isnan(error) ? INFINITY : std::fmax(result.max_abs_error, error);
+        const double ratio = e.allowed > 0 ? error / e.allowed : INFINITY;
+        result.max_error_ratio =
+            std::isnan(ratio) ? INFINITY : std::fmax(result.max_error_ratio, ratio);
       }
-      if (std::isnan(error))
-        result.max_abs_error = INFINITY;
-      else
-        result.max_abs_error = std::fmax(result.max_abs_error, error);
       if (ok) continue;
       result.pass = false;
-      if (result.mismatches++ < max_reported) result.first.push_back({i, j, got[at], expected[at]});
+      if (result.mismatches++ < max_reported) result.first.push_back({i, j, got[at], e.value});
     }
   }
   return result;
 }
 
+std::vector<double> expected_values(const Reference& reference, int M, int ldc) {
+  const bool exact_scalars = exact_epilogue(reference.alpha, reference.beta, reference.K);
+  std::vector<double> values(static_cast<size_t>(M) * ldc);
+  for (size_t at = 0; at < values.size(); ++at)
+    values[at] = expectation(reference, at, exact_scalars).value;
+  return values;
+}
+
 namespace {
 
-void write_matrix(std::ostream& out, const char* name, const std::vector<float>& m, int rows,
-                  int cols, int ld) {
+template <typename T>
+void write_matrix(std::ostream& out, const char* name, const std::vector<T>& m, int rows, int cols,
+                  int ld) {
   out << name << " (" << rows << " x " << cols << ", ld " << ld << ")\n";
   for (int i = 0; i < rows; ++i) {
     for (int j = 0; j < cols; ++j) out << (j ? " " : "") << m[static_cast<size_t>(i) * ld + j];
@@ -101,7 +186,7 @@ void write_matrix(std::ostream& out, const char* name, const std::vector<float>&
 
 std::string dump_failure(const std::string& path, const Shape& shape, const std::vector<float>& A,
                          const std::vector<float>& B, const std::vector<float>& C0,
-                         const std::vector<float>& got, const std::vector<float>& expected) {
+                         const std::vector<float>& got, const std::vector<double>& expected) {
   if (shape.M > kMaxDumpDimension || shape.N > kMaxDumpDimension || shape.K > kMaxDumpDimension)
     return "";
   std::ofstream out(path);
@@ -112,7 +197,7 @@ std::string dump_failure(const std::string& path, const Shape& shape, const std:
   write_matrix(out, "B", B, shape.K, shape.N, shape.b_ld());
   write_matrix(out, "C before", C0, shape.M, shape.N, shape.c_ld());
   write_matrix(out, "C got", got, shape.M, shape.N, shape.c_ld());
-  write_matrix(out, "C expected (cuBLAS)", expected, shape.M, shape.N, shape.c_ld());
+  write_matrix(out, "C expected", expected, shape.M, shape.N, shape.c_ld());
   return out ? path : "";
 }
 

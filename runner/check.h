@@ -1,5 +1,5 @@
-// Validation rules, on the host: compare a rung's C with cuBLAS's. No CUDA here, so the
-// rules are tested on machines without a GPU. docs/00_method.md explains them.
+// Validation rules, on the host: compare a rung's C with its reference. No CUDA here, so the
+// rules are tested on machines without a GPU. docs/00_method.md explains and derives them.
 #pragma once
 
 #include <cstdint>
@@ -9,11 +9,14 @@
 namespace sgemm {
 
 enum class CheckMode {
-  exact,   // small whole-number inputs: every FP32 sum is exact, compare for equality
+  exact,   // whole-number inputs: every sum over k is exact; only the epilogue may round
   random,  // uniform random inputs in [-1, 1): compare within a K-derived tolerance
 };
 
 const char* to_string(CheckMode mode);
+
+// Which checks a user asked for (--check); plan_checks() turns it into modes to run.
+enum class ChecksToRun { both, exact, random, none };
 
 // Shape of one problem. A leading dimension of 0 means "tight" (the row length).
 struct Shape {
@@ -28,18 +31,54 @@ struct Shape {
 // The unit roundoff of FP32, 2^-24.
 constexpr double kFp32Unit = 1.0 / 16777216.0;
 
+// Exact-mode inputs are whole numbers in [-kExactInputMax, kExactInputMax].
+constexpr int kExactInputMax = 2;
+
+// The one policy for what a check may run, shared by the CLI, the bench, the autotuner and
+// the tests: the modes to run, or the reason a requested mode is impossible for this problem.
+struct CheckPlan {
+  std::vector<CheckMode> modes;  // in order; empty with --check none, or on error
+  std::string note;              // why a mode of `both` does not run ("" when both do)
+  std::string error;             // why the requested check cannot run ("" when it can)
+};
+CheckPlan plan_checks(ChecksToRun requested, float alpha, float beta, int K);
+
+// Why exact mode cannot check a problem with this K, alpha and beta ("" when it can): the sum
+// over k must stay below 2^24 and the result inside FP32's range.
+std::string exact_mode_obstacle(float alpha, float beta, int K);
+
+// True when alpha * sum + beta * C0 is exactly representable for every exact-mode input
+// (alpha and beta multiples of 1/16, every partial result below 2^24 sixteenths): then the
+// exact check is equality. Otherwise it allows the epilogue's roundings, and only those.
+bool exact_epilogue(float alpha, float beta, int K);
+
+// Exact mode, inexact epilogue: |got - expected| <= kEpilogueRoundings * u * (|alpha * sum| +
+// |beta * C0|). Three roundings at most (alpha*sum, beta*C0, their sum; fewer with FMA).
+constexpr double kEpilogueRoundings = 3;
+
 // Random mode: |got - expected| <= random_tolerance(K) * magnitude, where magnitude is
 // |alpha| * sum_k |A[i][k]| |B[k][j]| + |beta| |C0[i][j]| for that element.
 double random_tolerance(int K);
 
-// Exact mode works when alpha and beta are multiples of 1/16 and every partial result
-// stays below 2^24 in units of 1/16 for whole-number inputs bounded by kExactInputMax.
-constexpr int kExactInputMax = 2;  // exact-mode inputs are whole numbers in [-2, 2]
-bool exact_mode_possible(float alpha, float beta, int K);
+// What a result is compared with, element by element, all M x N with leading dimension ldc.
+//   exact mode:  expected = alpha * sum + beta * c0, computed in FP64 from the exact sum.
+//   random mode: expected = the reference's C, within random_tolerance(K) * magnitude.
+// With alpha == 0 the sum, A and B play no part (BLAS: they are not read) in either mode:
+// expected = beta * c0, and with beta == 0 as well, exactly 0. With beta == 0, c0 is not used.
+struct Reference {
+  CheckMode mode = CheckMode::exact;
+  int K = 1;
+  float alpha = 1.f, beta = 0.f;
+  const float* sum = nullptr;        // exact mode: sum_k A[i][k] B[k][j] (exact)
+  const float* c0 = nullptr;         // exact mode, or alpha == 0: C before the call
+  const float* expected = nullptr;   // random mode: the reference's C
+  const float* magnitude = nullptr;  // random mode: the scale above
+};
 
 struct Mismatch {
   int row, col;
-  float got, expected;
+  float got;
+  double expected;
 };
 
 struct Comparison {
@@ -47,22 +86,26 @@ struct Comparison {
   long long mismatches = 0;       // elements of C outside the rule (NaN counts)
   long long padding_changed = 0;  // elements of C's padding (cols N..ldc-1) that were written
   double max_abs_error = 0;       // largest |got - expected| (inf when NaN appears)
-  double max_error_ratio = 0;     // largest |got - expected| / tolerance (random mode)
+  double max_error_ratio = 0;     // largest |got - expected| / allowed error (inf if 0 allowed)
   std::vector<Mismatch> first;    // the first few mismatches, row-major order
   std::string summary() const;    // one line: "PASS" or "FAIL: 3 mismatches, first (r, c) ..."
 };
 
-// Compares an M x N result held with leading dimension ldc. `magnitude` (random mode only)
-// has the same layout. `padding` is the value the padding columns must still hold.
-Comparison compare(CheckMode mode, int M, int N, int K, int ldc, const float* got,
-                   const float* expected, const float* magnitude, float padding,
-                   int max_reported = 10);
+// Compares an M x N result held with leading dimension ldc with `reference`. An element
+// passes when it equals the expected value (Inf equal to Inf too) or is within the allowed
+// error; NaN never passes. `padding` is what the columns N..ldc-1 must still hold.
+Comparison compare(const Reference& reference, int M, int N, int ldc, const float* got,
+                   float padding, int max_reported = 10);
+
+// Every element's expected value under `reference` (padding columns included, unchecked),
+// for the failure dump.
+std::vector<double> expected_values(const Reference& reference, int M, int ldc);
 
 // Writes the inputs and both results as text, for small failing problems. Returns the
 // path written, or "" when the problem is too large to be worth dumping.
 std::string dump_failure(const std::string& path, const Shape& shape, const std::vector<float>& A,
                          const std::vector<float>& B, const std::vector<float>& C0,
-                         const std::vector<float>& got, const std::vector<float>& expected);
+                         const std::vector<float>& got, const std::vector<double>& expected);
 
 constexpr int kMaxDumpDimension = 64;
 

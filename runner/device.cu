@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "device.h"
+#include "seeded_random.h"
 
 namespace sgemm {
 
@@ -18,22 +19,53 @@ void check_cuda(cudaError_t err, const char* call, const char* file, int line) {
   throw Error(where);
 }
 
+namespace {
+
+std::string version_text(int v) {  // 13000 -> "13.0"
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+}  // namespace
+
+std::string no_gpu_reason(cudaError_t err) {
+  const std::string detail =
+      std::string(" (") + cudaGetErrorName(err) + ": " + cudaGetErrorString(err) + ")";
+  switch (err) {
+    case cudaErrorNoDevice:
+      return "no CUDA device: the driver sees no GPU" + detail;
+    case cudaErrorInsufficientDriver: {
+      int driver = 0, runtime = 0;
+      cudaDriverGetVersion(&driver);  // 0 when no driver library could be loaded
+      cudaRuntimeGetVersion(&runtime);
+      if (driver == 0) return "no CUDA device: no NVIDIA driver is installed" + detail;
+      return "the NVIDIA driver (CUDA " + version_text(driver) +
+             ") is older than the CUDA runtime this program was built with (CUDA " +
+             version_text(runtime) + "); update the driver" + detail;
+    }
+    case cudaErrorNotPermitted:
+    case cudaErrorDevicesUnavailable:
+      return "the GPU is busy or this process may not use it" + detail;
+    default:
+      return "CUDA could not start" + detail;
+  }
+}
+
 int cuda_device_count(std::string* why) {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
     cudaGetLastError();
-    if (why) *why = cudaGetErrorString(err);
+    if (why) *why = no_gpu_reason(err);
     return 0;
   }
-  if (count == 0 && why) *why = "the CUDA runtime sees no devices";
+  if (count == 0 && why) *why = "no CUDA device: the CUDA runtime sees none";
   return count;
 }
 
 void select_device(int device) {
   std::string why;
   const int count = cuda_device_count(&why);
-  if (count == 0) throw Error("no CUDA device found (" + why + "); this needs an NVIDIA GPU");
+  if (count == 0) throw Error(why + "; this program needs an NVIDIA GPU to run kernels");
   if (device < 0 || device >= count)
     throw Error("there is no CUDA device " + std::to_string(device) + "; this machine has " +
                 std::to_string(count) + " (devices 0 to " + std::to_string(count - 1) + ")");
@@ -75,10 +107,6 @@ NvmlFacts read_nvml(int device) {
   }
   dlclose(lib);
   return facts;
-}
-
-std::string version_text(int v) {  // 13000 -> "13.0"
-  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
 }
 
 }  // namespace
@@ -134,13 +162,6 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
 
 namespace {
 
-__device__ uint64_t mix(uint64_t x) {  // splitmix64: a cheap, well-spread hash of the index
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
 __global__ void fill_matrix_kernel(float* m, int rows, int cols, int ld, Fill fill, uint64_t seed,
                                    float padding) {
   const size_t count = static_cast<size_t>(rows) * ld;
@@ -150,7 +171,7 @@ __global__ void fill_matrix_kernel(float* m, int rows, int cols, int ld, Fill fi
       m[i] = padding;
       continue;
     }
-    const uint64_t h = mix(seed * 0x100000001B3ull ^ i);
+    const uint64_t h = splitmix64(seed * 0x100000001B3ull ^ i);  // a hash of the index
     if (fill == Fill::poison)
       m[i] = NAN;
     else if (fill == Fill::whole_numbers)

@@ -20,7 +20,12 @@ void check_cuda(cudaError_t err, const char* call, const char* file, int line);
 #define CUDA_CHECK(call) ::sgemm::check_cuda((call), #call, __FILE__, __LINE__)
 
 // Number of CUDA devices, or 0 (never throws: a machine without a GPU is not an error here).
+// With 0, `why` gets a sentence that names the cause: no device, a driver older than the
+// runtime, or another CUDA start-up error, with its name.
 int cuda_device_count(std::string* why = nullptr);
+
+// That sentence for a CUDA start-up error.
+std::string no_gpu_reason(cudaError_t err);
 
 // Makes `device` current after checking it exists; throws Error with a clear message.
 void select_device(int device);

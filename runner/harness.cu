@@ -20,9 +20,12 @@ void check_cublas(cublasStatus_t status, const char* call) {
 
 size_t elements(int rows, int ld) { return static_cast<size_t>(rows) * ld; }
 
-std::vector<float> to_host(const float* device, size_t count) {
+// Copies after the work queued on `stream` (the harness's stream does not sync with others).
+std::vector<float> to_host(const float* device, size_t count, cudaStream_t stream) {
   std::vector<float> host(count);
-  CUDA_CHECK(cudaMemcpy(host.data(), device, count * sizeof(float), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(
+      cudaMemcpyAsync(host.data(), device, count * sizeof(float), cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
   return host;
 }
 
@@ -38,7 +41,49 @@ struct Slot {
   }
 };
 
+// The three matrices of a problem in the harness's buffers, each `offset` floats in.
+struct Operands {
+  float *A, *B, *C;
+  size_t na, nb, nc;  // elements, padding included
+};
+
+Timing summarize(std::vector<double>& runs_ms) {
+  std::sort(runs_ms.begin(), runs_ms.end());
+  Timing t;
+  const size_t n = runs_ms.size();
+  t.reps = static_cast<int>(n);
+  t.median_ms = n % 2 ? runs_ms[n / 2] : 0.5 * (runs_ms[n / 2 - 1] + runs_ms[n / 2]);
+  t.min_ms = runs_ms.front();
+  t.max_ms = runs_ms.back();
+  return t;
+}
+
 }  // namespace
+
+const std::vector<Runnable>& runnables() {
+  static const std::vector<Runnable> table = [] {
+    std::vector<Runnable> out = {
+        {kCublasRung, "cublas", "the reference: cuBLAS SGEMM in true FP32 (no TF32)", true}};
+    for (const RungInfo& r : rungs()) out.push_back({r.number, r.name, r.summary, false});
+    return out;
+  }();
+  return table;
+}
+
+const Runnable* find_runnable(int number) {
+  for (const Runnable& r : runnables())
+    if (r.number == number) return &r;
+  return nullptr;
+}
+
+std::string Runnable::label() const { return std::to_string(number) + " " + name; }
+
+std::string Runnable::id() const {
+  if (reference) return name;
+  char stem[96];
+  std::snprintf(stem, sizeof stem, "rung:%02d_%s", number, name.c_str());
+  return stem;
+}
 
 struct Harness::Impl {
   GpuInfo gpu;
@@ -47,6 +92,18 @@ struct Harness::Impl {
   cudaEvent_t start = nullptr, stop = nullptr;
   std::unique_ptr<L2Flusher> flusher;
   Slot a, b, c0, c, expected, abs_a, abs_b, magnitude;
+
+  Operands operands(const Problem& p) {
+    const Shape& s = p.shape;
+    Operands o;
+    o.na = elements(s.M, s.a_ld());
+    o.nb = elements(s.K, s.b_ld());
+    o.nc = elements(s.M, s.c_ld());
+    o.A = a.get(o.na + p.offset.a) + p.offset.a;
+    o.B = b.get(o.nb + p.offset.b) + p.offset.b;
+    o.C = c.get(o.nc + p.offset.c) + p.offset.c;
+    return o;
+  }
 };
 
 Harness::Harness(int device) : impl_(std::make_unique<Impl>()) {
@@ -88,27 +145,56 @@ void Harness::require_memory(const Problem& problem, bool for_check) const {
   }
 }
 
-void Harness::cublas_sgemm(const Problem& p, const float* A, const float* B, float* C) {
+std::string Problem::str() const {
+  char text[160];
+  std::snprintf(text, sizeof text, " alpha=%g beta=%g", alpha, beta);
+  std::string out = shape.str() + text;
+  if (offset.a || offset.b || offset.c)
+    out += " offsets=" + std::to_string(offset.a) + "," + std::to_string(offset.b) + "," +
+           std::to_string(offset.c);
+  return out;
+}
+
+void Harness::cublas_sgemm(const Problem& p, const float* A, const float* B, float* C,
+                           cudaStream_t stream) {
   const Shape& s = p.shape;
+  CUBLAS_CHECK(cublasSetStream(impl_->cublas, stream ? stream : impl_->stream));
   // cuBLAS is column-major. A row-major matrix is the column-major view of its transpose,
   // so we ask for C^T = B^T A^T: swap the operands and the roles of M and N.
   CUBLAS_CHECK(cublasSgemm(impl_->cublas, CUBLAS_OP_N, CUBLAS_OP_N, s.N, s.M, s.K, &p.alpha, B,
                            s.b_ld(), A, s.a_ld(), &p.beta, C, s.c_ld()));
 }
 
-void Harness::run(int rung, const Problem& p, const float* A, const float* B, float* C) {
-  if (rung == kCublasRung) return cublas_sgemm(p, A, B, C);
+namespace {
+
+void launch_rung(int rung, const Problem& p, const float* A, const float* B, float* C,
+                 cudaStream_t stream) {
   const Shape& s = p.shape;
   std::string why;
   const Status status = launch(rung, s.M, s.N, s.K, p.alpha, A, s.a_ld(), B, s.b_ld(), p.beta, C,
-                               s.c_ld(), impl_->stream, &why);
+                               s.c_ld(), stream, &why);
   if (status != Status::ok) throw Error("rung " + std::to_string(rung) + ": " + why);
 }
 
+}  // namespace
+
+void Harness::run(int rung, const Problem& p, const float* A, const float* B, float* C) {
+  CUDA_CHECK(kernel(rung)(p.shape.M, p.shape.N, p.shape.K, p.alpha, A, p.shape.a_ld(), B,
+                          p.shape.b_ld(), p.beta, C, p.shape.c_ld(), impl_->stream));
+}
+
 Kernel Harness::kernel(int rung) {
-  return [this, rung](int M, int N, int K, float alpha, const float* A, int lda, const float* B,
-                      int ldb, float beta, float* C, int ldc, cudaStream_t) {
-    run(rung, Problem{Shape{M, N, K, lda, ldb, ldc}, alpha, beta}, A, B, C);
+  const Runnable* runnable = find_runnable(rung);
+  if (!runnable) throw Error("there is no rung " + std::to_string(rung));
+  const bool reference = runnable->reference;
+  return [this, rung, reference](int M, int N, int K, float alpha, const float* A, int lda,
+                                 const float* B, int ldb, float beta, float* C, int ldc,
+                                 cudaStream_t stream) {
+    const Problem p{Shape{M, N, K, lda, ldb, ldc}, alpha, beta};
+    if (reference)
+      cublas_sgemm(p, A, B, C, stream);
+    else
+      launch_rung(rung, p, A, B, C, stream);
     return cudaSuccess;
   };
 }
@@ -131,6 +217,20 @@ Timing Harness::time(int rung, const Problem& p, const TimingOptions& options) {
   return time(kernel(rung), p, options);
 }
 
+Timing Harness::time(const Kernel& kernel, const Problem& p, const TimingOptions& options) {
+  return time_interleaved({kernel}, p, options).front();
+}
+
+Race Harness::time_against_cublas(int rung, const Problem& p, const TimingOptions& options) {
+  return time_against_cublas(kernel(rung), p, options);
+}
+
+Race Harness::time_against_cublas(const Kernel& kernel, const Problem& p,
+                                  const TimingOptions& options) {
+  const std::vector<Timing> t = time_interleaved({this->kernel(kCublasRung), kernel}, p, options);
+  return Race{t[1], t[0]};
+}
+
 std::string CheckReport::summary() const {
   std::string text = std::string(to_string(mode)) + " " + comparison.summary();
   if (!dump_path.empty()) text += " (inputs and results written to " + dump_path + ")";
@@ -141,101 +241,107 @@ CheckReport Harness::check(const Kernel& kernel, const Problem& p, CheckMode mod
                            const std::string& label) {
   require_memory(p, true);
   const Shape& s = p.shape;
-  const size_t na = elements(s.M, s.a_ld()), nb = elements(s.K, s.b_ld()),
-               nc = elements(s.M, s.c_ld());
   Impl& m = *impl_;
-  float* A = m.a.get(na);
-  float* B = m.b.get(nb);
-  float* C0 = m.c0.get(nc);
-  float* C = m.c.get(nc);
-  float* expected = m.expected.get(nc);
+  const Operands in = m.operands(p);
+  float* C0 = m.c0.get(in.nc + p.offset.c) + p.offset.c;
+  float* reference = m.expected.get(in.nc + p.offset.c) + p.offset.c;
   const Fill fill = mode == CheckMode::exact ? Fill::whole_numbers : Fill::uniform;
-  // Padding of A and B holds NaN: a rung that reads past a row's end poisons its result.
-  fill_matrix(A, s.M, s.K, s.a_ld(), fill, seed * 3 + 0, NAN, m.stream);
-  fill_matrix(B, s.K, s.N, s.b_ld(), fill, seed * 3 + 1, NAN, m.stream);
-  // With beta == 0, C must not be read: poison it with NaN so a read shows in the result,
-  // and so does an element the rung never writes. C's padding holds a sentinel.
+  // BLAS reads A and B only when alpha != 0, and C only when beta != 0: the inputs it must
+  // not read hold NaN, so a read shows in the result; so does an element never written.
+  // Padding of A and B holds NaN too (a read past a row's end), C's a sentinel that must
+  // survive (a write past a row's end).
+  const Fill ab_fill = p.alpha == 0.f ? Fill::poison : fill;
+  fill_matrix(in.A, s.M, s.K, s.a_ld(), ab_fill, seed * 3 + 0, NAN, m.stream);
+  fill_matrix(in.B, s.K, s.N, s.b_ld(), ab_fill, seed * 3 + 1, NAN, m.stream);
   const Fill c_fill = p.beta == 0.f ? Fill::poison : fill;
   fill_matrix(C0, s.M, s.N, s.c_ld(), c_fill, seed * 3 + 2, kPaddingSentinel, m.stream);
-  CUDA_CHECK(cudaMemcpyAsync(C, C0, nc * sizeof(float), cudaMemcpyDeviceToDevice, m.stream));
-  CUDA_CHECK(cudaMemcpyAsync(expected, C0, nc * sizeof(float), cudaMemcpyDeviceToDevice, m.stream));
+  CUDA_CHECK(cudaMemcpyAsync(in.C, C0, in.nc * sizeof(float), cudaMemcpyDeviceToDevice, m.stream));
 
-  run_kernel(kernel, p, A, B, C, m.stream);
+  run_kernel(kernel, p, in.A, in.B, in.C, m.stream);
   CUDA_CHECK(cudaGetLastError());
-  cublas_sgemm(p, A, B, expected);
 
-  std::vector<float> magnitude;
-  if (mode == CheckMode::random) {
+  Reference ref;
+  ref.mode = mode;
+  ref.K = s.K;
+  ref.alpha = p.alpha;
+  ref.beta = p.beta;
+  std::vector<float> sum, c0, expected, magnitude;
+  c0 = to_host(C0, in.nc, m.stream);
+  ref.c0 = c0.data();
+  if (p.alpha != 0.f && mode == CheckMode::exact) {
+    // The exact sum over k (whole numbers below 2^24); the epilogue is applied in FP64.
+    cublas_sgemm(Problem{s, 1.f, 0.f}, in.A, in.B, reference);
+    sum = to_host(reference, in.nc, m.stream);
+    ref.sum = sum.data();
+  } else if (p.alpha != 0.f) {
+    CUDA_CHECK(
+        cudaMemcpyAsync(reference, C0, in.nc * sizeof(float), cudaMemcpyDeviceToDevice, m.stream));
+    cublas_sgemm(p, in.A, in.B, reference);
+    expected = to_host(reference, in.nc, m.stream);
+    ref.expected = expected.data();
     // |alpha| |A| |B| + |beta| |C0|, element by element: the scale of each result.
-    float* abs_a = m.abs_a.get(na);
-    float* abs_b = m.abs_b.get(nb);
-    float* mag = m.magnitude.get(nc);
-    abs_copy(A, abs_a, na, m.stream);
-    abs_copy(B, abs_b, nb, m.stream);
-    abs_copy(C0, mag, nc, m.stream);
-    const Problem abs_problem{s, std::fabs(p.alpha), std::fabs(p.beta)};
-    cublas_sgemm(abs_problem, abs_a, abs_b, mag);
-    CUDA_CHECK(cudaStreamSynchronize(m.stream));
-    magnitude = to_host(mag, nc);
+    float* abs_a = m.abs_a.get(in.na);
+    float* abs_b = m.abs_b.get(in.nb);
+    float* mag = m.magnitude.get(in.nc);
+    abs_copy(in.A, abs_a, in.na, m.stream);
+    abs_copy(in.B, abs_b, in.nb, m.stream);
+    abs_copy(C0, mag, in.nc, m.stream);
+    cublas_sgemm(Problem{s, std::fabs(p.alpha), std::fabs(p.beta)}, abs_a, abs_b, mag);
+    magnitude = to_host(mag, in.nc, m.stream);
+    ref.magnitude = magnitude.data();
   }
-  CUDA_CHECK(cudaStreamSynchronize(m.stream));
-  const std::vector<float> got = to_host(C, nc);
-  const std::vector<float> want = to_host(expected, nc);
+  const std::vector<float> got = to_host(in.C, in.nc, m.stream);
 
   CheckReport report;
   report.mode = mode;
-  report.comparison = compare(mode, s.M, s.N, s.K, s.c_ld(), got.data(), want.data(),
-                              magnitude.empty() ? nullptr : magnitude.data(), kPaddingSentinel);
+  report.comparison = compare(ref, s.M, s.N, s.c_ld(), got.data(), kPaddingSentinel);
   if (!report.pass()) {
     char name[160];
     std::snprintf(name, sizeof name, "sgemm_failure_%s_%dx%dx%d_%s.txt", label.c_str(), s.M, s.N,
                   s.K, to_string(mode));
     report.dump_path =
-        dump_failure(name, s, to_host(A, na), to_host(B, nb), to_host(C0, nc), got, want);
+        dump_failure(name, s, to_host(in.A, in.na, m.stream), to_host(in.B, in.nb, m.stream), c0,
+                     got, expected_values(ref, s.M, s.c_ld()));
   }
   return report;
 }
 
-Timing Harness::time(const Kernel& kernel, const Problem& p, const TimingOptions& options) {
+std::vector<Timing> Harness::time_interleaved(const std::vector<Kernel>& kernels, const Problem& p,
+                                              const TimingOptions& options) {
   require_memory(p, false);
   const Shape& s = p.shape;
   Impl& m = *impl_;
-  const size_t na = elements(s.M, s.a_ld()), nb = elements(s.K, s.b_ld()),
-               nc = elements(s.M, s.c_ld());
-  float* A = m.a.get(na);
-  float* B = m.b.get(nb);
-  float* C = m.c.get(nc);
+  const Operands in = m.operands(p);
   // Random data, never zeros: zeros can run faster than real data.
-  fill_matrix(A, s.M, s.K, s.a_ld(), Fill::uniform, 11, 0.f, m.stream);
-  fill_matrix(B, s.K, s.N, s.b_ld(), Fill::uniform, 12, 0.f, m.stream);
-  fill_matrix(C, s.M, s.N, s.c_ld(), Fill::uniform, 13, 0.f, m.stream);
+  fill_matrix(in.A, s.M, s.K, s.a_ld(), Fill::uniform, 11, 0.f, m.stream);
+  fill_matrix(in.B, s.K, s.N, s.b_ld(), Fill::uniform, 12, 0.f, m.stream);
+  fill_matrix(in.C, s.M, s.N, s.c_ld(), Fill::uniform, 13, 0.f, m.stream);
 
-  for (int i = 0; i < options.warmup; ++i) run_kernel(kernel, p, A, B, C, m.stream);
+  for (int i = 0; i < options.warmup; ++i)
+    for (const Kernel& k : kernels) run_kernel(k, p, in.A, in.B, in.C, m.stream);
   CUDA_CHECK(cudaStreamSynchronize(m.stream));
 
-  std::vector<double> samples;
+  // One run of each kernel per round, in turn, so that they share the GPU's clock drift.
+  std::vector<std::vector<double>> samples(kernels.size());
   double spent_ms = 0;
   const int reps = std::max(1, options.reps);
-  while (static_cast<int>(samples.size()) < reps) {
-    if (options.flush_l2) m.flusher->flush(m.stream);
-    CUDA_CHECK(cudaEventRecord(m.start, m.stream));
-    run_kernel(kernel, p, A, B, C, m.stream);
-    CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
-    CUDA_CHECK(cudaEventSynchronize(m.stop));
-    float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, m.start, m.stop));
-    samples.push_back(ms);
-    spent_ms += ms;
-    if (samples.size() >= 3 && spent_ms > options.budget_ms) break;
+  for (int round = 0; round < reps; ++round) {
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      if (options.flush_l2) m.flusher->flush(m.stream);
+      CUDA_CHECK(cudaEventRecord(m.start, m.stream));
+      run_kernel(kernels[i], p, in.A, in.B, in.C, m.stream);
+      CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
+      CUDA_CHECK(cudaEventSynchronize(m.stop));
+      float ms = 0;
+      CUDA_CHECK(cudaEventElapsedTime(&ms, m.start, m.stop));
+      samples[i].push_back(ms);
+      spent_ms += ms;
+    }
+    if (round + 1 >= 3 && spent_ms > options.budget_ms) break;
   }
-  std::sort(samples.begin(), samples.end());
-  Timing t;
-  t.reps = static_cast<int>(samples.size());
-  const size_t n = samples.size();
-  t.median_ms = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
-  t.min_ms = samples.front();
-  t.max_ms = samples.back();
-  return t;
+  std::vector<Timing> timings;
+  for (std::vector<double>& runs : samples) timings.push_back(summarize(runs));
+  return timings;
 }
 
 }  // namespace sgemm

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "check.h"
 #include "device.h"
@@ -15,17 +16,38 @@ namespace sgemm {
 
 constexpr int kCublasRung = 0;  // rung 0 is cuBLAS itself
 
+// Everything a front door runs by number: the reference, cuBLAS SGEMM (number 0), then every
+// rung of the kernel list. The one table of names: a new rung or reference changes only it.
+struct Runnable {
+  int number;
+  std::string name;           // "cublas", "naive", ...
+  std::string summary;        // one line: what it is, or what the rung changes
+  bool reference;             // timed alone and never checked: the rungs are measured against it
+  std::string label() const;  // "0 cublas", "6 vectorized"
+  std::string id() const;     // "cublas", "rung:06_vectorized" (benchmark names, file stems)
+};
+const std::vector<Runnable>& runnables();
+const Runnable* find_runnable(int number);  // nullptr when there is none
+
 // Something that computes C = alpha*A*B + beta*C with the ladder's BLAS-like signature: a
 // rung, or a candidate tile configuration of scripts/autotune. Returns the launch error.
 using Kernel = std::function<cudaError_t(int M, int N, int K, float alpha, const float* A, int lda,
                                          const float* B, int ldb, float beta, float* C, int ldc,
                                          cudaStream_t stream)>;
 
+// Where A, B and C start, in floats past cudaMalloc's 256-byte alignment. An offset of 1
+// puts a matrix 4 bytes past a 16-byte boundary, which no float4 access may assume away.
+struct Offsets {
+  int a = 0, b = 0, c = 0;
+};
+
 struct Problem {
   Shape shape;
   float alpha = 1.f;
   float beta = 0.f;
+  Offsets offset = {};
   double flops() const { return 2.0 * shape.M * shape.N * shape.K; }
+  std::string str() const;  // the shape, then alpha, beta and any offsets
 };
 
 struct CheckReport {
@@ -49,6 +71,13 @@ struct Timing {
   double gflops(const Problem& p) const { return p.flops() / (median_ms * 1e6); }
 };
 
+// A kernel and cuBLAS timed on the same inputs, one run of each in turn, so that both see
+// the same clocks (an H100 under SGEMM load drifts between 1680 and 1980 MHz).
+struct Race {
+  Timing kernel, cublas;
+  double percent_of_cublas() const { return 100.0 * cublas.median_ms / kernel.median_ms; }
+};
+
 class Harness {
  public:
   // Selects `device` and creates the stream and cuBLAS handle; throws Error with a clear
@@ -64,28 +93,41 @@ class Harness {
   // Throws Error when the problem's buffers would not fit in free GPU memory.
   void require_memory(const Problem& problem, bool for_check) const;
 
-  // Runs `rung` on fresh inputs drawn from `seed` and compares with cuBLAS (see check.h).
-  // C is poisoned with NaN first when beta == 0; its padding holds kPaddingSentinel.
+  // Runs `rung` on fresh inputs drawn from `seed` and compares with its reference (check.h).
+  // Inputs BLAS does not read are poisoned with NaN: C when beta == 0, A and B when
+  // alpha == 0. Padding of A and B holds NaN; C's padding holds kPaddingSentinel.
   CheckReport check(int rung, const Problem& problem, CheckMode mode, uint64_t seed);
   // `label` names the failure dump: sgemm_failure_<label>_<MxNxK>_<mode>.txt.
   CheckReport check(const Kernel& kernel, const Problem& problem, CheckMode mode, uint64_t seed,
                     const std::string& label = "kernel");
 
-  // Times `rung` (kCublasRung for cuBLAS) on random inputs, events around each run.
+  // Times `rung` (kCublasRung for cuBLAS) or `kernel` alone on random inputs, events around
+  // each run.
   Timing time(int rung, const Problem& problem, const TimingOptions& options);
   Timing time(const Kernel& kernel, const Problem& problem, const TimingOptions& options);
+  // Times `rung` or `kernel` and cuBLAS in turn on the same inputs: every % of cuBLAS comes
+  // from here, so the reference is always measured next to the measurement.
+  Race time_against_cublas(int rung, const Problem& problem, const TimingOptions& options);
+  Race time_against_cublas(const Kernel& kernel, const Problem& problem,
+                           const TimingOptions& options);
 
-  // The same cuBLAS call the checks and timings use (row-major, true FP32).
-  void cublas_sgemm(const Problem& problem, const float* A, const float* B, float* C);
+  // The same cuBLAS call the checks and timings use (row-major, true FP32), on `stream`
+  // (the harness's own when null).
+  void cublas_sgemm(const Problem& problem, const float* A, const float* B, float* C,
+                    cudaStream_t stream = nullptr);
 
-  // Launches `rung` (or cuBLAS) once; throws Error with the API's message on failure.
+  // Launches `rung` (or cuBLAS) once on stream(); throws Error with the API's message.
   void run(int rung, const Problem& problem, const float* A, const float* B, float* C);
 
-  // The Kernel that runs `rung` through the library API (cuBLAS for kCublasRung). It always
-  // runs on this harness's stream(); the stream argument it is called with is ignored.
+  // The Kernel that runs `rung` through the library API (cuBLAS for kCublasRung), on the
+  // stream it is called with.
   Kernel kernel(int rung);
 
  private:
+  // Times each kernel once per round, in turn, on the same inputs; one Timing per kernel.
+  std::vector<Timing> time_interleaved(const std::vector<Kernel>& kernels, const Problem& problem,
+                                       const TimingOptions& options);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace sgemm {
@@ -15,23 +16,18 @@ std::string format(const char* fmt, double v) {
   return text;
 }
 
-std::string json_escape(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') out += '\\';
-    if (static_cast<unsigned char>(ch) < 0x20) {
-      out += format("\\u%04x", static_cast<unsigned char>(ch));
-      continue;
-    }
-    out += ch;
-  }
-  return out;
+std::string label(const Measurement& m) { return std::to_string(m.rung) + " " + m.name; }
+
+// A finite number, or null: JSON has no Inf or NaN.
+nlohmann::ordered_json number(double v) {
+  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json();
 }
 
-std::string json_number(double v) { return std::isfinite(v) ? format("%.6g", v) : "null"; }
-
-std::string label(const Measurement& m) {
-  return m.rung == kCublasRung ? "0 cublas" : std::to_string(m.rung) + " " + m.name;
+nlohmann::ordered_json timing_json(const Timing& t) {
+  return {{"median_ms", number(t.median_ms)},
+          {"min_ms", number(t.min_ms)},
+          {"max_ms", number(t.max_ms)},
+          {"reps", t.reps}};
 }
 
 }  // namespace
@@ -61,59 +57,81 @@ void print_rung_row(std::ostream& out, const Measurement& m) {
   const std::string err = m.checked ? format("%.2e", m.max_abs_error) : "-";
   char line[512];
   std::snprintf(line, sizeof line, kRungRow, m.problem.shape.str().c_str(), gf.c_str(), cb.c_str(),
-                pct.c_str(), err.c_str(), m.checked ? m.check_text.c_str() : "not checked");
+                pct.c_str(), err.c_str(), m.check_text.c_str());
   out << line << std::flush;
 }
 
 void print_summary(std::ostream& out, const std::vector<Measurement>& rows) {
+  constexpr const char* kRow = "%-20s %-26s %10s %10s %9s  %s\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%-20s %-26s %10s %9s  %s\n", "rung", "size", "GFLOP/s",
-                "% cuBLAS", "checks");
+  std::snprintf(line, sizeof line, kRow, "rung", "size", "GFLOP/s", "cuBLAS", "% cuBLAS", "checks");
   out << line;
   for (const Measurement& m : rows) {
     const std::string gf = m.timed ? format("%.0f", m.gflops()) : "-";
+    const std::string cb = m.timed ? format("%.0f", m.cublas_gflops()) : "-";
     const std::string pct = m.timed ? format("%.1f%%", m.percent_of_cublas()) : "-";
-    std::snprintf(line, sizeof line, "%-20s %-26s %10s %9s  %s\n", label(m).c_str(),
-                  m.problem.shape.str().c_str(), gf.c_str(), pct.c_str(),
-                  !m.checked ? "-"
-                  : m.pass   ? "PASS"
-                             : "FAIL");
+    std::snprintf(line, sizeof line, kRow, label(m).c_str(), m.problem.shape.str().c_str(),
+                  gf.c_str(), cb.c_str(), pct.c_str(),
+                  !m.pass     ? "FAIL"
+                  : m.checked ? "PASS"
+                              : "-");
     out << line;
   }
 }
 
-void write_json(const std::string& path, const GpuInfo& gpu, const std::vector<Measurement>& rows) {
+nlohmann::ordered_json to_json(const GpuInfo& gpu) {
+  return {{"gpu", gpu.name},
+          {"sm_count", gpu.sm_count},
+          {"sm_clock_mhz", gpu.sm_clock_current_mhz},
+          {"sm_clock_max_mhz", gpu.sm_clock_max_mhz},
+          {"driver", gpu.driver_version},
+          {"cuda_driver", gpu.cuda_driver_version},
+          {"cuda_runtime", gpu.cuda_runtime_version}};
+}
+
+nlohmann::ordered_json to_json(const Measurement& m) {
+  const Shape& s = m.problem.shape;
+  nlohmann::ordered_json row = {{"rung", m.rung},
+                                {"name", m.name},
+                                {"M", s.M},
+                                {"N", s.N},
+                                {"K", s.K},
+                                {"lda", s.a_ld()},
+                                {"ldb", s.b_ld()},
+                                {"ldc", s.c_ld()},
+                                {"alpha", number(m.problem.alpha)},
+                                {"beta", number(m.problem.beta)},
+                                {"checked", m.checked},
+                                // Never true for what was not checked: null, or false when a check
+                                // that was asked for could not run.
+                                {"pass", !m.pass     ? nlohmann::ordered_json(false)
+                                         : m.checked ? nlohmann::ordered_json(true)
+                                                     : nlohmann::ordered_json()},
+                                {"check", m.check_text},
+                                {"max_abs_error", number(m.max_abs_error)}};
+  if (!m.variant.empty()) row["variant"] = m.variant;
+  if (m.timed) {
+    row["median_ms"] = number(m.timing.median_ms);
+    row["reps"] = m.timing.reps;
+    row["timing"] = timing_json(m.timing);
+    row["gflops"] = number(m.gflops());
+    row["cublas_median_ms"] = number(m.cublas.median_ms);
+    row["cublas_timing"] = timing_json(m.cublas);
+    row["cublas_gflops"] = number(m.cublas_gflops());
+    row["percent_of_cublas"] = number(m.percent_of_cublas());
+  }
+  return row;
+}
+
+void write_json(const std::string& path, const GpuInfo& gpu, const std::vector<Measurement>& rows,
+                const nlohmann::ordered_json& settings) {
+  nlohmann::ordered_json doc = {{"context", to_json(gpu)},
+                                {"results", nlohmann::ordered_json::array()}};
+  for (auto& [key, value] : settings.items()) doc["context"][key] = value;
+  for (const Measurement& m : rows) doc["results"].push_back(to_json(m));
   std::ofstream out(path);
   if (!out) throw Error("cannot write " + path);
-  out << "{\n  \"context\": {\n"
-      << "    \"gpu\": \"" << json_escape(gpu.name) << "\",\n"
-      << "    \"sm_count\": " << gpu.sm_count << ",\n"
-      << "    \"sm_clock_mhz\": " << gpu.sm_clock_current_mhz << ",\n"
-      << "    \"sm_clock_max_mhz\": " << gpu.sm_clock_max_mhz << ",\n"
-      << "    \"driver\": \"" << json_escape(gpu.driver_version) << "\",\n"
-      << "    \"cuda_driver\": \"" << gpu.cuda_driver_version << "\",\n"
-      << "    \"cuda_runtime\": \"" << gpu.cuda_runtime_version << "\"\n  },\n"
-      << "  \"results\": [";
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const Measurement& m = rows[i];
-    const Shape& s = m.problem.shape;
-    out << (i ? "," : "") << "\n    {\"rung\": " << m.rung << ", \"name\": \"" << m.name
-        << "\", \"M\": " << s.M << ", \"N\": " << s.N << ", \"K\": " << s.K
-        << ", \"lda\": " << s.a_ld() << ", \"ldb\": " << s.b_ld() << ", \"ldc\": " << s.c_ld()
-        << ", \"alpha\": " << json_number(m.problem.alpha)
-        << ", \"beta\": " << json_number(m.problem.beta)
-        << ", \"checked\": " << (m.checked ? "true" : "false")
-        << ", \"pass\": " << (m.pass ? "true" : "false") << ", \"check\": \""
-        << json_escape(m.check_text) << "\", \"max_abs_error\": " << json_number(m.max_abs_error);
-    if (m.timed)
-      out << ", \"median_ms\": " << json_number(m.timing.median_ms)
-          << ", \"reps\": " << m.timing.reps << ", \"gflops\": " << json_number(m.gflops())
-          << ", \"cublas_median_ms\": " << json_number(m.cublas.median_ms)
-          << ", \"cublas_gflops\": " << json_number(m.cublas_gflops())
-          << ", \"percent_of_cublas\": " << json_number(m.percent_of_cublas());
-    out << "}";
-  }
-  out << "\n  ]\n}\n";
+  out << doc.dump(2) << "\n";
   if (!out) throw Error("failed writing " + path);
 }
 

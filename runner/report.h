@@ -1,32 +1,16 @@
 // Tables and JSON for measurements: one home for how results are shown and stored.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "device.h"
 #include "harness.h"
+#include "measure.h"
 
 namespace sgemm {
-
-struct Measurement {
-  int rung = 0;
-  std::string name;  // "blocktiling_2d", or "cublas" for rung 0
-  Problem problem;
-  bool checked = false;      // at least one check ran
-  bool pass = true;          // every check that ran passed
-  std::string check_text;    // "exact PASS, random PASS" or the failure
-  double max_abs_error = 0;  // over the checks that ran
-  bool timed = false;
-  Timing timing;
-  Timing cublas;
-  double gflops() const { return timed ? timing.gflops(problem) : 0; }
-  double cublas_gflops() const { return timed ? cublas.gflops(problem) : 0; }
-  double percent_of_cublas() const {
-    return timed ? 100.0 * cublas.median_ms / timing.median_ms : 0;
-  }
-};
 
 // "NVIDIA H100 80GB HBM3 | 132 SMs | SM clock 1980 MHz now, 1980 max | driver ... | CUDA ..."
 std::string describe(const GpuInfo& gpu);
@@ -39,7 +23,9 @@ void print_rung_row(std::ostream& out, const Measurement& row);
 // The ladder at one problem: a row per rung (the last problem each rung ran).
 void print_summary(std::ostream& out, const std::vector<Measurement>& rows);
 
-// JSON: {"context": {gpu, clocks, driver, cuda, ...}, "results": [ ... ]}.
-void write_json(const std::string& path, const GpuInfo& gpu, const std::vector<Measurement>& rows);
+// The one JSON writer: {"context": {gpu, clocks, driver, cuda, ...settings}, "results": [...]},
+// a row per measurement. Numbers that are not finite are written as null.
+void write_json(const std::string& path, const GpuInfo& gpu, const std::vector<Measurement>& rows,
+                const nlohmann::ordered_json& settings = nlohmann::ordered_json::object());
 
 }  // namespace sgemm

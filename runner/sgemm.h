@@ -4,7 +4,8 @@
 //   A is M x K with leading dimension lda >= K,
 //   B is K x N with ldb >= N,
 //   C is M x N with ldc >= N.
-// beta == 0 means C is not read (it may hold NaN or garbage).
+// beta == 0 means C is not read (it may hold NaN or garbage); alpha == 0 means A and B are
+// not read (C = beta * C even when A or B hold Inf or NaN).
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -12,16 +13,21 @@
 #include <string>
 #include <vector>
 
+#include "sgemm.h"
+
 namespace sgemm {
 namespace {
 
 constexpr float kPad = 4242.5f;  // what the padding columns must still hold
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-// An M x N result stored with leading dimension ldc, its reference, and magnitudes.
+// An M x N result stored with leading dimension ldc and what it is compared with: in exact
+// mode the exact sums (alpha = 1, beta = 0 unless a test sets them), in random mode the
+// reference's C and the magnitudes.
 struct Result {
   int M, N, K, ldc;
-  std::vector<float> got, expected, magnitude;
+  float alpha = 1.f, beta = 0.f;
+  std::vector<float> got, expected, magnitude, c0;
 
   Result(int m, int n, int k, int ld, float padding = kPad)
       : M(m),
@@ -30,16 +36,28 @@ struct Result {
         ldc(ld),
         got(size_t(m) * ld),
         expected(size_t(m) * ld),
-        magnitude(size_t(m) * ld, 1.f) {
+        magnitude(size_t(m) * ld, 1.f),
+        c0(size_t(m) * ld, 0.f) {
     for (int i = 0; i < M; ++i)
       for (int j = 0; j < ldc; ++j)
         expected[at(i, j)] = j < N ? float((i * 7 + j * 3) % 11 - 5) : padding;
     got = expected;
   }
   size_t at(int i, int j) const { return size_t(i) * ldc + j; }
+  Reference reference(CheckMode mode) const {
+    Reference r;
+    r.mode = mode;
+    r.K = K;
+    r.alpha = alpha;
+    r.beta = beta;
+    r.sum = expected.data();  // exact mode: the sums; random mode: the reference's C
+    r.c0 = c0.data();
+    r.expected = expected.data();
+    r.magnitude = magnitude.data();
+    return r;
+  }
   Comparison compare(CheckMode mode, float padding = kPad, int max_reported = 10) const {
-    return sgemm::compare(mode, M, N, K, ldc, got.data(), expected.data(), magnitude.data(),
-                          padding, max_reported);
+    return sgemm::compare(reference(mode), M, N, ldc, got.data(), padding, max_reported);
   }
 };
 
@@ -74,6 +92,93 @@ TEST(Compare, ExactFailsOnOneUlp) {
   Result r(3, 3, 4, 3);
   r.got[r.at(1, 1)] = std::nextafter(r.expected[r.at(1, 1)], 100.f);
   EXPECT_FALSE(r.compare(CheckMode::exact).pass);
+}
+
+TEST(Compare, ExactAppliesAlphaAndBetaInDoublePrecision) {
+  Result r(2, 3, 4, 3);
+  r.alpha = 0.5f;
+  r.beta = -2.f;  // multiples of 1/16: the whole result is exact, so equality is the rule
+  for (size_t i = 0; i < r.got.size(); ++i) {
+    r.c0[i] = float(int(i % 5) - 2);
+    r.got[i] = 0.5f * r.expected[i] - 2.f * r.c0[i];
+  }
+  EXPECT_TRUE(r.compare(CheckMode::exact).pass);
+  r.got[r.at(1, 2)] = std::nextafter(r.got[r.at(1, 2)], 1e9f);
+  EXPECT_FALSE(r.compare(CheckMode::exact).pass) << "one ulp off an exact result";
+}
+
+// alpha * sum + beta * C0 with a beta that FP32 cannot hold: the epilogue rounds, and the
+// exact mode allows that rounding (kEpilogueRoundings units) and nothing more.
+Result inexact_epilogue(int K) {
+  Result r(4, 4, K, 4);
+  r.beta = 0.7f;
+  // Sums as whole-number inputs give them: a random walk, about sqrt(K) in size.
+  const float scale = std::max(1.f, std::sqrt(float(K)) / 32);
+  for (size_t i = 0; i < r.got.size(); ++i) {
+    r.expected[i] = float(int(i * 7919 % 4001) - 2000) * scale;
+    r.c0[i] = float(int(i % 5) - 2);
+    r.got[i] = r.expected[i] + 0.7f * r.c0[i];  // FP32: two roundings at most
+  }
+  return r;
+}
+
+TEST(Compare, ExactAllowsOnlyTheEpiloguesRounding) {
+  for (int K : {16, 4096, 65536, 131072, 1 << 20}) {
+    SCOPED_TRACE(K);
+    Result r = inexact_epilogue(K);
+    Comparison c = r.compare(CheckMode::exact);
+    EXPECT_TRUE(c.pass) << c.summary();
+    EXPECT_LE(c.max_error_ratio, 1.0);
+
+    Result wrong_beta = inexact_epilogue(K);  // beta applied as 0.5 instead of 0.7
+    for (size_t i = 0; i < r.got.size(); ++i)
+      wrong_beta.got[i] = wrong_beta.expected[i] + 0.5f * wrong_beta.c0[i];
+    EXPECT_FALSE(wrong_beta.compare(CheckMode::exact).pass) << "wrong beta at K = " << K;
+
+    Result dropped = inexact_epilogue(K);  // one product of whole numbers (1) left out
+    dropped.got[dropped.at(2, 1)] -= 1;
+    EXPECT_EQ(dropped.compare(CheckMode::exact).mismatches, 1) << "dropped term at K = " << K;
+  }
+}
+
+TEST(Compare, AlphaZeroIgnoresTheSumsAndBetaZeroIgnoresC) {
+  for (CheckMode mode : {CheckMode::exact, CheckMode::random}) {
+    SCOPED_TRACE(to_string(mode));
+    Result r(3, 4, 8, 4);
+    r.alpha = 0.f;
+    r.beta = 0.f;
+    r.expected.assign(r.expected.size(), kNaN);  // A and B were poisoned: not read
+    r.magnitude.assign(r.magnitude.size(), kNaN);
+    r.c0.assign(r.c0.size(), kNaN);  // C was poisoned: not read either
+    r.got.assign(r.got.size(), 0.f);
+    EXPECT_TRUE(r.compare(CheckMode::exact, 0.f).pass);
+    r.got[r.at(2, 3)] = kNaN;  // what a kernel that computes 0 * NaN returns
+    EXPECT_FALSE(r.compare(mode, 0.f).pass);
+
+    r.beta = 0.3f;  // C = beta * C0, rounded once
+    for (size_t i = 0; i < r.got.size(); ++i) {
+      r.c0[i] = float(i) - 5.f;
+      r.got[i] = 0.3f * r.c0[i];
+    }
+    EXPECT_TRUE(r.compare(mode, 0.f).pass) << r.compare(mode, 0.f).summary();
+    r.got[r.at(0, 1)] = 0.5f * r.c0[r.at(0, 1)];
+    EXPECT_FALSE(r.compare(mode, 0.f).pass);
+  }
+}
+
+TEST(Compare, InfEqualToInfIsNotAMismatch) {
+  const float inf = std::numeric_limits<float>::infinity();
+  for (CheckMode mode : {CheckMode::exact, CheckMode::random}) {
+    SCOPED_TRACE(to_string(mode));
+    Result r(2, 2, 4, 2);
+    r.expected[r.at(0, 0)] = r.got[r.at(0, 0)] = inf;
+    r.expected[r.at(1, 1)] = r.got[r.at(1, 1)] = -inf;
+    EXPECT_TRUE(r.compare(mode).pass) << r.compare(mode).summary();
+    r.got[r.at(1, 1)] = inf;  // the wrong infinity
+    EXPECT_FALSE(r.compare(mode).pass);
+    r.got[r.at(1, 1)] = 1.f;  // a finite value where Inf is expected
+    EXPECT_FALSE(r.compare(mode).pass);
+  }
 }
 
 TEST(Compare, NaNNeverPasses) {
@@ -168,7 +273,7 @@ TEST(Compare, RandomFailsJustAboveTolerance) {
 
 TEST(Compare, RandomWithZeroMagnitudeNeedsExactZeroError) {
   Result r(2, 2, 8, 2);
-  r.magnitude.assign(r.magnitude.size(), 0.f);  // alpha = beta = 0: C must be exactly 0
+  r.magnitude.assign(r.magnitude.size(), 0.f);
   EXPECT_TRUE(r.compare(CheckMode::random).pass);
   r.got[r.at(0, 1)] = std::nextafter(r.expected[r.at(0, 1)], 100.f);
   EXPECT_FALSE(r.compare(CheckMode::random).pass);
@@ -185,25 +290,65 @@ TEST(Tolerance, GrowsWithK) {
   }
 }
 
-TEST(Tolerance, TightEnoughToCatchADroppedTerm) {
-  // With inputs in [-1, 1), one product is on average about magnitude / K; the check is
-  // only useful if the tolerance is well below that for the sizes the tests run.
+TEST(Tolerance, RandomModeSeesADroppedTermOnlyAtModestK) {
+  // With inputs in [-1, 1), the magnitude sum_k |a||b| is about K/4 and one product about
+  // 1/4: K times smaller. The random mode sees a dropped term while K * tolerance is well
+  // below 1, which fails at long K; that is why the exact mode, whose allowance does not grow
+  // with K, runs wherever it can (everywhere up to K = 2^20).
   for (int K : {1, 64, 1024, 4096}) EXPECT_LT(random_tolerance(K) * K, 0.1) << "K = " << K;
+  EXPECT_GT(random_tolerance(65536) * 65536, 1.0);
+  EXPECT_NEAR(random_tolerance(4096), 7.9e-6, 0.05e-6);  // the figure docs/00_method.md gives
 }
 
-TEST(ExactMode, PossibleForDyadicScalarsAndModestK) {
-  EXPECT_TRUE(exact_mode_possible(1.f, 0.f, 4096));
-  EXPECT_TRUE(exact_mode_possible(0.5f, -1.f, 1));
-  EXPECT_TRUE(exact_mode_possible(0.5f, -1.f, 1025));
-  EXPECT_TRUE(exact_mode_possible(0.f, 0.f, 1024));
-  EXPECT_TRUE(exact_mode_possible(2.f, -1.f, 1024));
-  EXPECT_TRUE(exact_mode_possible(-0.0625f, 3.f, 100));
+TEST(ExactMode, PossibleForAnyScalarsUpToTheLargestK) {
+  for (int K : {1, 1025, 65536, 131072, kMaxDimension}) {
+    SCOPED_TRACE(K);
+    for (auto [alpha, beta] : {std::pair<float, float>{1.f, 0.f},
+                               {0.5f, -1.f},
+                               {0.3f, 0.7f},
+                               {-1.7f, 0.1f},
+                               {1e-3f, -2.5f},
+                               {0.f, 0.f}})
+      EXPECT_EQ(exact_mode_obstacle(alpha, beta, K), "") << alpha << ", " << beta;
+  }
 }
 
-TEST(ExactMode, ImpossibleForNonDyadicScalarsOrHugeK) {
-  EXPECT_FALSE(exact_mode_possible(0.3f, 0.f, 64));  // 0.3 has no exact FP32 product
-  EXPECT_FALSE(exact_mode_possible(1.f, 0.1f, 64));
-  EXPECT_FALSE(exact_mode_possible(1.f, 0.f, 1 << 23));  // sums pass 2^24: rounding starts
+TEST(ExactMode, ObstaclesNameTheirCause) {
+  const std::string k = exact_mode_obstacle(1.f, 0.f, 1 << 22);  // sums reach 2^24
+  EXPECT_NE(k.find("K = 4194304"), std::string::npos) << k;
+  EXPECT_EQ(k.find("alpha"), std::string::npos) << "K is the cause, not alpha: " << k;
+  const std::string range = exact_mode_obstacle(3e37f, 0.f, 1024);
+  EXPECT_NE(range.find("alpha = 3e+37"), std::string::npos) << range;
+}
+
+TEST(ExactMode, EpilogueIsExactForDyadicScalarsAndModestK) {
+  EXPECT_TRUE(exact_epilogue(1.f, 0.f, 4096));
+  EXPECT_TRUE(exact_epilogue(0.5f, -1.f, 1025));
+  EXPECT_TRUE(exact_epilogue(0.f, 0.f, 1024));
+  EXPECT_TRUE(exact_epilogue(-0.0625f, 3.f, 100));
+  EXPECT_FALSE(exact_epilogue(0.3f, 0.f, 64));  // 0.3 has no exact FP32 product
+  EXPECT_FALSE(exact_epilogue(1.f, 0.1f, 64));
+  EXPECT_FALSE(exact_epilogue(16.f, 0.f, 1 << 18));  // alpha * sum passes 2^24 sixteenths
+}
+
+TEST(CheckPlan, OnePolicyForEveryFrontDoor) {
+  const CheckPlan both = plan_checks(ChecksToRun::both, 0.3f, 0.7f, 65536);
+  EXPECT_EQ(both.modes, (std::vector<CheckMode>{CheckMode::exact, CheckMode::random}));
+  EXPECT_EQ(both.error, "");
+  EXPECT_EQ(plan_checks(ChecksToRun::random, 1.f, 0.f, 8).modes,
+            std::vector<CheckMode>{CheckMode::random});
+  const CheckPlan none = plan_checks(ChecksToRun::none, 1.f, 0.f, 8);
+  EXPECT_TRUE(none.modes.empty());
+  EXPECT_EQ(none.error, "");
+}
+
+TEST(CheckPlan, AnImpossibleExactCheckIsAnErrorNeverASilentPass) {
+  const CheckPlan exact = plan_checks(ChecksToRun::exact, 1.f, 0.f, 1 << 22);
+  EXPECT_TRUE(exact.modes.empty());
+  EXPECT_NE(exact.error.find("K = 4194304"), std::string::npos) << exact.error;
+  const CheckPlan both = plan_checks(ChecksToRun::both, 3e37f, 0.f, 1024);
+  EXPECT_EQ(both.modes, std::vector<CheckMode>{CheckMode::random});  // the possible one runs
+  EXPECT_NE(both.note.find("alpha"), std::string::npos) << both.note;
 }
 
 TEST(Shape, StrNamesSizesAndPadding) {
@@ -234,7 +379,8 @@ TEST(DumpFailure, WritesSmallProblemsWithShapeAndMatrices) {
   Shape shape{2, 3, 2, 4, 0, 0};  // a padded lda, so the dump must honour leading dimensions
   std::vector<float> A = {1.5f, 123456.f, kPad, kPad, -2.f, 0.25f, kPad, kPad};
   std::vector<float> B = {-7.25f, 1.f, 2.f, 3.f, 4.f, 5.f};
-  std::vector<float> C0(6, 0.f), got(6, 31.75f), expected(6, 31.75f);
+  std::vector<float> C0(6, 0.f), got(6, 31.75f);
+  std::vector<double> expected(6, 31.75);
   got[4] = 9876.5f;
   const std::string path = ::testing::TempDir() + "sgemm_check_test_dump.txt";
   std::remove(path.c_str());
@@ -251,9 +397,10 @@ TEST(DumpFailure, SkipsLargeProblems) {
   const int n = kMaxDumpDimension + 1;
   Shape shape{n, 2, 2};
   std::vector<float> A(size_t(n) * 2), B(4), C(size_t(n) * 2);
+  std::vector<double> expected(C.size());
   const std::string path = ::testing::TempDir() + "sgemm_check_test_large.txt";
   std::remove(path.c_str());
-  EXPECT_EQ(dump_failure(path, shape, A, B, C, C, C), "");
+  EXPECT_EQ(dump_failure(path, shape, A, B, C, C, expected), "");
   EXPECT_FALSE(std::ifstream(path).good()) << "wrote " << path;
 }
 

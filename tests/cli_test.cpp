@@ -41,14 +41,14 @@ TEST(Cli, OneRungKeepsTheDefaults) {
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_EQ(r.options.rungs, std::vector<int>{rungs().back().number});
   EXPECT_FALSE(r.options.all);
-  EXPECT_EQ(r.options.alpha, 1.f);
-  EXPECT_EQ(r.options.beta, 0.f);
-  EXPECT_EQ(r.options.pad, 0);
-  EXPECT_EQ(r.options.checks, ChecksToRun::both);
-  EXPECT_TRUE(r.options.json_path.empty());
-  EXPECT_EQ(r.options.device, 0);
+  EXPECT_EQ(r.options.run.alpha, 1.f);
+  EXPECT_EQ(r.options.run.beta, 0.f);
+  EXPECT_EQ(r.options.run.pad, 0);
+  EXPECT_EQ(r.options.run.checks, ChecksToRun::both);
+  EXPECT_TRUE(r.options.run.json_path.empty());
+  EXPECT_EQ(r.options.run.device, 0);
   EXPECT_FALSE(r.options.list);
-  EXPECT_FALSE(r.options.help);
+  EXPECT_TRUE(r.help.empty());
 }
 
 TEST(Cli, SeveralRungsInOrder) {
@@ -81,9 +81,9 @@ TEST(Cli, UnknownRungIsNamed) {
 TEST(Cli, SizesAreSquareShapes) {
   ParseResult r = parse({"1", "--sizes", "128,1000"});
   ASSERT_TRUE(r.ok()) << r.error;
-  ASSERT_EQ(r.options.shapes.size(), 2u);
+  ASSERT_EQ(r.options.run.shapes.size(), 2u);
   for (int n = 0; n < 2; ++n) {
-    const Shape& s = r.options.shapes[n];
+    const Shape& s = r.options.run.shapes[n];
     const int size = n == 0 ? 128 : 1000;
     EXPECT_EQ(s.M, size);
     EXPECT_EQ(s.N, size);
@@ -91,34 +91,49 @@ TEST(Cli, SizesAreSquareShapes) {
   }
 }
 
+TEST(Cli, MnkTakesTheBenchmarkSpellingAndLists) {
+  ParseResult r = parse({"1", "--mnk", "4096x4096x4096", "--mnk=8,9,10;11x12x13"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  ASSERT_EQ(r.options.run.shapes.size(), 3u);
+  EXPECT_EQ(r.options.run.shapes[0].str(), "4096x4096x4096");
+  EXPECT_EQ(r.options.run.shapes[1].str(), "8x9x10");
+  EXPECT_EQ(r.options.run.shapes[2].str(), "11x12x13");
+}
+
+TEST(Cli, AnImpossibleCheckIsRefusedBeforeAnyGpuWork) {
+  expect_error({"1", "--check", "exact", "--alpha", "3e37", "--sizes", "8"}, "alpha = 3e+37");
+  EXPECT_TRUE(parse({"1", "--check", "both", "--alpha", "3e37", "--sizes", "8"}).ok())
+      << "with both, the random check still runs";
+}
+
 TEST(Cli, MnkGivesNonSquareShapesAndRepeats) {
   ParseResult r = parse({"1", "--mnk", "100,200,300", "--mnk", "7,1,4096"});
   ASSERT_TRUE(r.ok()) << r.error;
-  ASSERT_EQ(r.options.shapes.size(), 2u);
-  EXPECT_EQ(r.options.shapes[0].M, 100);
-  EXPECT_EQ(r.options.shapes[0].N, 200);
-  EXPECT_EQ(r.options.shapes[0].K, 300);
-  EXPECT_EQ(r.options.shapes[1].M, 7);
-  EXPECT_EQ(r.options.shapes[1].N, 1);
-  EXPECT_EQ(r.options.shapes[1].K, 4096);
+  ASSERT_EQ(r.options.run.shapes.size(), 2u);
+  EXPECT_EQ(r.options.run.shapes[0].M, 100);
+  EXPECT_EQ(r.options.run.shapes[0].N, 200);
+  EXPECT_EQ(r.options.run.shapes[0].K, 300);
+  EXPECT_EQ(r.options.run.shapes[1].M, 7);
+  EXPECT_EQ(r.options.run.shapes[1].N, 1);
+  EXPECT_EQ(r.options.run.shapes[1].K, 4096);
 }
 
 TEST(Cli, ScalarsAcceptNegativeValues) {
   ParseResult r = parse({"1", "--alpha", "0.5", "--beta", "-1"});
   ASSERT_TRUE(r.ok()) << r.error;
-  EXPECT_EQ(r.options.alpha, 0.5f);
-  EXPECT_EQ(r.options.beta, -1.f);
+  EXPECT_EQ(r.options.run.alpha, 0.5f);
+  EXPECT_EQ(r.options.run.beta, -1.f);
 }
 
 TEST(Cli, NumericFlags) {
   ParseResult r = parse({"1", "--pad", "4", "--reps", "7", "--warmup", "2", "--device", "1",
                          "--seed", "12345678901"});
   ASSERT_TRUE(r.ok()) << r.error;
-  EXPECT_EQ(r.options.pad, 4);
-  EXPECT_EQ(r.options.reps, 7);
-  EXPECT_EQ(r.options.warmup, 2);
-  EXPECT_EQ(r.options.device, 1);
-  EXPECT_EQ(r.options.seed, 12345678901ull);  // 64-bit seeds
+  EXPECT_EQ(r.options.run.pad, 4);
+  EXPECT_EQ(r.options.run.reps, 7);
+  EXPECT_EQ(r.options.run.warmup, 2);
+  EXPECT_EQ(r.options.run.device, 1);
+  EXPECT_EQ(r.options.run.seed, 12345678901ull);  // 64-bit seeds
 }
 
 TEST(Cli, CheckModes) {
@@ -129,7 +144,7 @@ TEST(Cli, CheckModes) {
   for (const auto& [name, checks] : modes) {
     ParseResult r = parse({"1", "--check", name});
     ASSERT_TRUE(r.ok()) << name << ": " << r.error;
-    EXPECT_EQ(r.options.checks, checks) << name;
+    EXPECT_EQ(r.options.run.checks, checks) << name;
   }
   expect_error({"1", "--check", "sometimes"}, "sometimes");
 }
@@ -137,7 +152,7 @@ TEST(Cli, CheckModes) {
 TEST(Cli, JsonPath) {
   ParseResult r = parse({"all", "--json", "results/out.json"});
   ASSERT_TRUE(r.ok()) << r.error;
-  EXPECT_EQ(r.options.json_path, "results/out.json");
+  EXPECT_EQ(r.options.run.json_path, "results/out.json");
 }
 
 TEST(Cli, ListAndHelpNeedNoRung) {
@@ -146,7 +161,7 @@ TEST(Cli, ListAndHelpNeedNoRung) {
   EXPECT_TRUE(list.options.list);
   ParseResult help = parse({"--help"});
   ASSERT_TRUE(help.ok()) << help.error;
-  EXPECT_TRUE(help.options.help);
+  EXPECT_FALSE(help.help.empty());
 }
 
 TEST(Cli, MissingRung) {
@@ -189,7 +204,7 @@ TEST(Cli, BadCounts) {
 }
 
 TEST(Cli, UsageNamesEveryFlag) {
-  const std::string text = usage();
+  const std::string text = parse({"--help"}).help;
   for (const char* flag :
        {"all", "--sizes", "--mnk", "--alpha", "--beta", "--pad", "--reps", "--warmup", "--check",
         "--json", "--device", "--seed", "--list", "--help"})

@@ -1,7 +1,9 @@
 # Runs a command-line program and checks its exit status and output (cmake -P script).
-#   -DPROGRAM=path  -DARGS=a;b  -DENV=VAR=value;...  -DEXIT=0|fail  -DEXPECT=text;...
+#   -DPROGRAM=path  -DARGS=a;b  -DENV=VAR=value;...  -DEXIT=0|fail  -DEXPECT=text;...  -DGPU=1
 # EXIT=fail wants a non-zero exit status; a crash (a signal) fails the test, as it must
 # never be how bad input ends. Each EXPECT text must appear in stdout+stderr, ignoring case.
+# GPU=1: a run that says it found no usable GPU is a skip (the test prints SGEMM-SKIPPED,
+# which its SKIP_REGULAR_EXPRESSION matches), or a failure when SGEMM_REQUIRE_GPU=1.
 if(NOT PROGRAM OR "${EXIT}" STREQUAL "")
   message(FATAL_ERROR "expect_cli.cmake: PROGRAM and EXIT are required")
 endif()
@@ -15,6 +17,16 @@ execute_process(COMMAND ${command}
   RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 100)
 set(output "${out}${err}")
 message("$ ${shown}\n${output}[exit status: ${status}]")
+
+# The sentences of no_gpu_reason() in runner/device.cu.
+set(no_gpu "no CUDA device|is older than the CUDA runtime|CUDA could not start|the GPU is busy")
+if(GPU AND NOT status EQUAL 0 AND output MATCHES "(${no_gpu})")
+  if("$ENV{SGEMM_REQUIRE_GPU}" STREQUAL "1")
+    message(FATAL_ERROR "SGEMM_REQUIRE_GPU=1, but the program found no usable GPU")
+  endif()
+  message("SGEMM-SKIPPED: no usable GPU (see the message above)")
+  return()
+endif()
 
 if(NOT status MATCHES "^[0-9]+$")
   message(FATAL_ERROR "expected an exit status, but the program ended with: ${status}")

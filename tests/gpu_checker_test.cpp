@@ -1,6 +1,8 @@
 // The checker must fail when a result is wrong, on the GPU too: a planted wrong element, an
-// unwritten row, and kernels broken on purpose (no writes, a dropped term, a write into C's
-// padding, reading C when beta == 0) run through Harness::check. Skips without a GPU.
+// unwritten row, and kernels broken on purpose (no writes, a dropped term, a wrong beta, a
+// write into C's padding, reading C when beta == 0, reading A and B when alpha == 0) run
+// through Harness::check, up to the long K where rounding hides small errors best.
+// Skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -49,8 +51,12 @@ TEST_F(GpuChecker, CatchesAPlantedWrongElement) {
   harness_->cublas_sgemm(b.problem, absA.get(), absB.get(), magnitude.get());
   sync();
   std::vector<float> got = to_host(b.C), expected = to_host(b.reference), mag = to_host(magnitude);
-  Comparison r =
-      compare(CheckMode::random, s.M, s.N, s.K, s.N, got.data(), expected.data(), mag.data(), 0.f);
+  Reference reference;
+  reference.mode = CheckMode::random;
+  reference.K = s.K;
+  reference.expected = expected.data();
+  reference.magnitude = mag.data();
+  Comparison r = compare(reference, s.M, s.N, s.N, got.data(), 0.f);
   EXPECT_FALSE(r.pass);
   EXPECT_EQ(r.mismatches, 1);
   EXPECT_GT(r.max_error_ratio, 1);
@@ -109,6 +115,69 @@ TEST_F(BrokenKernels, DropsTheLastTerm) {
     SCOPED_TRACE(to_string(mode));
     EXPECT_FALSE(check(short_k, {{64, 64, 65}}, mode).pass());
     EXPECT_FALSE(check(short_k, {{64, 64, 65}, 0.5f, -1.f}, mode).pass());
+  }
+}
+
+// The bugs that hide best at long K, where the random mode's tolerance (which grows with the
+// sum of |A||B|) is wider than one term or a wrong beta: the exact mode must still catch
+// them, for a beta that is not a multiple of 1/16, at the bench's large-K shape and beyond.
+class LongK : public BrokenKernels, public ::testing::WithParamInterface<Shape> {};
+
+TEST_P(LongK, CatchesAWrongBeta) {
+  const Kernel real = rung();
+  const Kernel half_beta = [real](int M, int N, int K, float alpha, const float* A, int lda,
+                                  const float* B, int ldb, float beta, float* C, int ldc,
+                                  cudaStream_t stream) {
+    return real(M, N, K, alpha, A, lda, B, ldb, beta == 0.7f ? 0.5f : beta, C, ldc, stream);
+  };
+  const Problem p{GetParam(), 1.f, 0.7f};
+  ASSERT_EQ(plan_checks(ChecksToRun::both, p.alpha, p.beta, p.shape.K).modes.front(),
+            CheckMode::exact)
+      << "the default check must include the exact mode here";
+  const CheckReport report = check(half_beta, p, CheckMode::exact);
+  EXPECT_FALSE(report.pass());
+  EXPECT_GT(report.comparison.mismatches, p.shape.M * p.shape.N / 2) << report.summary();
+  EXPECT_TRUE(check(real, p, CheckMode::exact).pass()) << "the real rung must pass";
+}
+
+TEST_P(LongK, CatchesADroppedTerm) {
+  const Kernel real = rung();
+  const Kernel short_k = [real](int M, int N, int K, float alpha, const float* A, int lda,
+                                const float* B, int ldb, float beta, float* C, int ldc,
+                                cudaStream_t stream) {
+    return real(M, N, K - 1, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+  };
+  const Problem p{GetParam(), 1.f, 0.7f};
+  const CheckReport report = check(short_k, p, CheckMode::exact);
+  EXPECT_FALSE(report.pass());
+  // The last term is a product of two whole numbers in [-2, 2]: nonzero for 16 in 25.
+  EXPECT_GT(report.comparison.mismatches, p.shape.M * p.shape.N / 2) << report.summary();
+}
+
+INSTANTIATE_TEST_SUITE_P(Checker, LongK,
+                         ::testing::Values(Shape{1024, 1024, 65536}, Shape{256, 512, 131072}),
+                         [](const ::testing::TestParamInfo<Shape>& p) {
+                           return "K" + std::to_string(p.param.K);
+                         });
+
+TEST_F(BrokenKernels, ReadsAAndBWhenAlphaIsZero) {
+  // BLAS says alpha == 0 means A and B are not read; the harness poisons them with NaN, so a
+  // kernel that multiplies them by zero anyway gets NaN (0 * NaN).
+  const Kernel multiplies = [](int M, int N, int K, float, const float* A, int lda, const float* B,
+                               int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+    // The last rung with alpha = 1e-30: it reads A and B, and the poison shows.
+    return launch(rungs().back().number, M, N, K, 1e-30f, A, lda, B, ldb, beta, C, ldc, stream) ==
+                   Status::ok
+               ? cudaSuccess
+               : cudaErrorUnknown;
+  };
+  for (CheckMode mode : kModes) {
+    SCOPED_TRACE(to_string(mode));
+    for (float beta : {0.f, 0.5f}) {
+      CheckReport report = check(multiplies, {{40, 24, 16}, 0.f, beta}, mode);
+      EXPECT_FALSE(report.pass());
+      EXPECT_EQ(report.comparison.mismatches, 40 * 24);
+    }
   }
 }
 

@@ -3,6 +3,7 @@
 // Skips without a GPU.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,44 @@ TEST_F(GpuErrors, ValidLaunchIsOkForEveryRung) {
   for (const RungInfo& rung : rungs()) {
     SCOPED_TRACE(rung.name);
     expect_clean_and_working(rung.number);
+  }
+}
+
+// BLAS: with alpha == 0, A and B are not read, so Inf and NaN there must not reach C
+// (0 * Inf is NaN). C = beta * C, or 0 when beta == 0 even if C holds NaN. Every rung,
+// through the library API, against values computed here on the host.
+TEST_F(GpuErrors, AlphaZeroReadsNeitherANorB) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const int M = 37, N = 45, K = 29;
+  std::vector<float> a(size_t(M) * K), b(size_t(K) * N), c0(size_t(M) * N);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = i % 2 ? inf : kNaN;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = i % 3 ? -inf : kNaN;
+  for (size_t i = 0; i < c0.size(); ++i) c0[i] = float(int(i % 7) - 3) * 0.75f;
+  DeviceBuffer A(a.size()), B(b.size()), C(c0.size());
+  CUDA_CHECK(cudaMemcpy(A.get(), a.data(), a.size() * sizeof(float), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(B.get(), b.data(), b.size() * sizeof(float), cudaMemcpyHostToDevice));
+  for (const RungInfo& rung : rungs()) {
+    for (float beta : {0.f, 1.f, 0.5f, -2.f, 0.3f}) {
+      SCOPED_TRACE(std::string(rung.name) + " beta=" + std::to_string(beta));
+      std::vector<float> start = c0;
+      if (beta == 0.f) start.assign(start.size(), kNaN);  // not read either
+      CUDA_CHECK(
+          cudaMemcpy(C.get(), start.data(), start.size() * sizeof(float), cudaMemcpyHostToDevice));
+      std::string why;
+      ASSERT_EQ(launch(rung.number, M, N, K, 0.f, A.get(), K, B.get(), N, beta, C.get(), N,
+                       harness_->stream(), &why),
+                Status::ok)
+          << why;
+      sync();
+      const std::vector<float> got = to_host(C);
+      long long wrong = 0;
+      for (size_t i = 0; i < got.size(); ++i) {
+        const float want = beta == 0.f ? 0.f : beta * c0[i];  // one FP32 product, as BLAS
+        if (!(got[i] == want)) ++wrong;
+      }
+      EXPECT_EQ(wrong, 0) << "first: got " << got[0] << ", want "
+                          << (beta == 0.f ? 0.f : beta * c0[0]);
+    }
   }
 }
 

@@ -1,9 +1,11 @@
-// Shared by the GPU tests: a fixture that skips without a GPU, and small device problems
-// with whole-number inputs that the tests run and compare by hand.
+// Shared by the GPU tests: a fixture that skips without a GPU (or fails, when the environment
+// says SGEMM_REQUIRE_GPU=1), and small device problems with whole-number inputs that the
+// tests run and compare by hand.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <string>
@@ -17,12 +19,33 @@ namespace sgemm::testing {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-// Skips the test (reported as SKIPPED by ctest) when there is no GPU; else holds a Harness.
+// SGEMM_REQUIRE_GPU=1 (scripts/gpu-session sets it): a GPU test that would skip fails.
+inline bool gpu_required() {
+  const char* value = std::getenv("SGEMM_REQUIRE_GPU");
+  return value && std::string(value) == "1";
+}
+
+// Why GPU tests cannot run here ("" when a device is there): names the CUDA error.
+inline std::string gpu_unavailable() {
+  std::string why;
+  return cuda_device_count(&why) == 0 ? why : "";
+}
+
+// In a fixture's SetUp: skip the test without a GPU (ctest reports it as skipped, with the
+// reason), or fail it with the reason when SGEMM_REQUIRE_GPU=1.
+#define SGEMM_SKIP_WITHOUT_GPU()                                                              \
+  do {                                                                                        \
+    const std::string sgemm_why = ::sgemm::testing::gpu_unavailable();                        \
+    if (sgemm_why.empty()) break;                                                             \
+    if (::sgemm::testing::gpu_required()) FAIL() << "SGEMM_REQUIRE_GPU=1, but " << sgemm_why; \
+    GTEST_SKIP() << sgemm_why;                                                                \
+  } while (0)
+
+// Skips the test without a GPU (see above); else holds a Harness.
 class GpuTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string why;
-    if (cuda_device_count(&why) == 0) GTEST_SKIP() << "no CUDA device: " << why;
+    SGEMM_SKIP_WITHOUT_GPU();
     harness_ = std::make_unique<Harness>(0);
   }
   void sync() { CUDA_CHECK(cudaStreamSynchronize(harness_->stream())); }
@@ -56,11 +79,15 @@ inline std::vector<float> to_host(const DeviceBuffer& buffer) {
   return host;
 }
 
-// Exact comparison of the buffers' C with cuBLAS's (call after the stream is synchronized).
+// Exact comparison of the buffers' C with cuBLAS's C (call after the stream is synchronized):
+// with whole-number inputs, alpha = 1 and beta = 0, cuBLAS's C is the exact sum.
 inline Comparison compare_exact(const Buffers& b) {
   const Shape& s = b.problem.shape;
-  std::vector<float> got = to_host(b.C), expected = to_host(b.reference);
-  return compare(CheckMode::exact, s.M, s.N, s.K, s.N, got.data(), expected.data(), nullptr, 0.f);
+  std::vector<float> got = to_host(b.C), sum = to_host(b.reference);
+  Reference reference;
+  reference.K = s.K;
+  reference.sum = sum.data();
+  return compare(reference, s.M, s.N, s.N, got.data(), 0.f);
 }
 
 }  // namespace sgemm::testing

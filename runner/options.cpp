@@ -1,0 +1,203 @@
+#include "options.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include "sgemm.h"
+
+namespace sgemm {
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::string part;
+  std::istringstream in(text);
+  while (std::getline(in, part, sep)) parts.push_back(part);
+  if (!text.empty() && text.back() == sep) parts.push_back("");
+  return parts;
+}
+
+std::vector<Shape> square_shapes(const std::vector<int>& sizes) {
+  std::vector<Shape> shapes;
+  for (int n : sizes) shapes.push_back(Shape{n, n, n});
+  return shapes;
+}
+
+namespace {
+
+// "" when `text` is a whole number in [lo, hi]; otherwise why not.
+std::string whole_number_error(const std::string& text, long long lo, long long hi) {
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE)
+    return "'" + text + "' is not a whole number";
+  if (v < lo || v > hi)
+    return std::to_string(v) + " is outside " + std::to_string(lo) + ".." + std::to_string(hi);
+  return "";
+}
+
+CLI::Validator whole_number(long long lo, long long hi) {
+  return CLI::Validator([lo, hi](std::string& text) { return whole_number_error(text, lo, hi); },
+                        std::to_string(lo) + ".." + std::to_string(hi));
+}
+
+CLI::Validator finite_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        errno = 0;
+        char* end = nullptr;
+        const float v = std::strtof(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+          return "'" + text + "' is not a finite number";
+        return "";
+      },
+      "");
+}
+
+std::string size_error(const std::string& text) {
+  const std::string why = whole_number_error(text, 1, kMaxDimension);
+  return why.empty()
+             ? ""
+             : "bad size: " + why + " (sizes are 1 to " + std::to_string(kMaxDimension) + ")";
+}
+
+// "M,N,K" or "MxNxK" (as in benchmark names); several separated by ';'.
+std::vector<std::string> problems_in(const std::string& text) { return split(text, ';'); }
+
+// The three sizes of "M,N,K", or of "MxNxK" when there is no comma.
+std::vector<std::string> mnk_parts(const std::string& problem) {
+  return split(problem, problem.find(',') != std::string::npos ? ',' : 'x');
+}
+
+std::string mnk_error(const std::string& problem) {
+  const std::vector<std::string> parts = mnk_parts(problem);
+  if (parts.size() != 3) return "takes three sizes M,N,K (or MxNxK), got '" + problem + "'";
+  for (const std::string& part : parts)
+    if (std::string why = size_error(part); !why.empty()) return why;
+  return "";
+}
+
+Shape mnk_shape(const std::string& problem) {
+  const std::vector<std::string> parts = mnk_parts(problem);
+  return Shape{std::stoi(parts[0]), std::stoi(parts[1]), std::stoi(parts[2])};
+}
+
+const std::pair<const char*, ChecksToRun> kCheckNames[] = {{"both", ChecksToRun::both},
+                                                           {"exact", ChecksToRun::exact},
+                                                           {"random", ChecksToRun::random},
+                                                           {"none", ChecksToRun::none}};
+
+}  // namespace
+
+CommonOptions::CommonOptions(CLI::App& app, RunOptions& o) : options_(o) {
+  for (const auto& [name, value] : kCheckNames)
+    if (value == o.checks) checks_ = name;
+  auto repeatable = [](CLI::Option* option) {
+    return option->take_all()->expected(1)->allow_extra_args(false);
+  };
+  repeatable(app.add_option("--sizes", sizes_, "square sizes S1,S2,... (repeatable)"))
+      ->type_name("S1,S2,...")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            for (const std::string& part : split(text, ','))
+              if (std::string why = size_error(part); !why.empty()) return why;
+            return std::string();
+          },
+          ""));
+  repeatable(
+      app.add_option("--mnk", mnk_, "one problem of any shape (repeatable; replaces --sizes)"))
+      ->type_name("M,N,K")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            for (const std::string& problem : problems_in(text))
+              if (std::string why = mnk_error(problem); !why.empty()) return why;
+            return std::string();
+          },
+          ""));
+  app.add_option("--alpha", o.alpha, "C = alpha*A*B + beta*C")
+      ->check(finite_number())
+      ->capture_default_str();
+  app.add_option("--beta", o.beta, "(0: C is not read)")
+      ->check(finite_number())
+      ->capture_default_str();
+  app.add_option("--pad", o.pad, "leading dimensions = row length + P")
+      ->type_name("P")
+      ->check(whole_number(0, 4096))
+      ->capture_default_str();
+  app.add_option("--check", checks_, "both, exact, random or none (docs/00_method.md)")
+      ->type_name("MODE")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            for (const auto& entry : kCheckNames)
+              if (text == entry.first) return "";
+            return "takes both, exact, random or none, not '" + text + "'";
+          },
+          ""))
+      ->capture_default_str();
+  app.add_option("--warmup", o.warmup, "untimed runs first")
+      ->check(whole_number(0, 100000))
+      ->capture_default_str();
+  app.add_option("--reps", o.reps, "timed runs at most; the median is reported")
+      ->check(whole_number(1, 100000))
+      ->capture_default_str();
+  app.add_option("--budget-ms", o.budget_ms, "stop adding timed runs after T ms of GPU time")
+      ->type_name("T")
+      ->check(whole_number(1, 3600000))
+      ->capture_default_str();
+  app.add_option("--seed", o.seed, "seed of the check inputs")
+      ->check(whole_number(0, 1LL << 62))
+      ->capture_default_str();
+  app.add_option("--device", o.device, "CUDA device")
+      ->check(whole_number(0, 1023))
+      ->capture_default_str();
+  app.add_option("--json", o.json_path, "also write the results, with GPU context, as JSON")
+      ->type_name("FILE")
+      ->check(CLI::Validator(
+          [](std::string& text) { return text.empty() ? "needs a file name" : std::string(); },
+          ""));
+}
+
+void CommonOptions::finish(const std::vector<Shape>& defaults) const {
+  if (!sizes_.empty() && !mnk_.empty())
+    throw CLI::ValidationError("--sizes, --mnk", "give either --sizes or --mnk, not both");
+  for (const auto& [name, value] : kCheckNames)
+    if (checks_ == name) options_.checks = value;
+  std::vector<Shape> shapes;
+  for (const std::string& list : sizes_)
+    for (const std::string& size : split(list, ',')) shapes.push_back({std::stoi(size)});
+  for (Shape& s : shapes) s.N = s.K = s.M;
+  for (const std::string& list : mnk_)
+    for (const std::string& problem : problems_in(list)) shapes.push_back(mnk_shape(problem));
+  if (shapes.empty()) shapes = defaults;
+  for (Shape& s : shapes) {
+    if (options_.pad)
+      s.lda = s.K + options_.pad, s.ldb = s.N + options_.pad, s.ldc = s.N + options_.pad;
+    // A check that was asked for and cannot run is an error now, before any GPU work.
+    const CheckPlan plan = plan_checks(options_.checks, options_.alpha, options_.beta, s.K);
+    if (!plan.error.empty())
+      throw CLI::ValidationError("--check", s.str() + ": " + plan.error + " (try --check random)");
+  }
+  options_.shapes = shapes;
+}
+
+std::string parse(CLI::App& app, std::vector<std::string> args, bool* is_help) {
+  *is_help = false;
+  std::reverse(args.begin(), args.end());  // CLI11 takes the last argument first
+  try {
+    app.parse(args);
+    return "";
+  } catch (const CLI::CallForHelp&) {
+    *is_help = true;
+    return app.help();
+  } catch (const CLI::ExtrasError& e) {  // "The following argument(s) were not expected: x"
+    const std::string text = e.what();
+    return "unknown option or argument " + text.substr(text.find(": ") + 2) + " (see --help)";
+  } catch (const CLI::ParseError& e) {
+    return e.what();
+  }
+}
+
+}  // namespace sgemm

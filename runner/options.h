@@ -1,0 +1,62 @@
+// The flags that sgemm, sgemm_bench and sgemm_autotune share, defined once on CLI11, so that
+// the same flag spells the same thing in every program. Parsing only, no CUDA: the flags are
+// checked by CPU tests.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "check.h"
+
+namespace sgemm {
+
+// What a run of problems is: shapes, scalars, checks, timing, device and output.
+struct RunOptions {
+  std::vector<Shape> shapes;  // from --sizes or --mnk (the program's defaults otherwise)
+  float alpha = 1.f;
+  float beta = 0.f;
+  int pad = 0;  // leading dimensions = row length + pad
+  ChecksToRun checks = ChecksToRun::both;
+  int warmup = 3;
+  int reps = 30;
+  double budget_ms = 2000;
+  uint64_t seed = 1;
+  int device = 0;
+  std::string json_path;  // write the results here when set
+};
+
+// Registers the common flags on `app`, storing into `options` (whose values are the
+// defaults --help shows): --sizes --mnk --alpha --beta --pad --check --warmup --reps
+// --budget-ms --seed --device --json. Bad values fail the parse with a message that names
+// the flag, the value and what is allowed.
+class CommonOptions {
+ public:
+  CommonOptions(CLI::App& app, RunOptions& options);
+
+  // After a successful parse: fills options.shapes (from --sizes or --mnk, else `defaults`),
+  // applies --pad, and checks that the requested check can run on every shape. Throws
+  // CLI::ValidationError naming the problem.
+  void finish(const std::vector<Shape>& defaults) const;
+
+  bool shapes_given() const { return !sizes_.empty() || !mnk_.empty(); }
+
+ private:
+  RunOptions& options_;
+  std::vector<std::string> sizes_, mnk_;
+  std::string checks_ = "both";
+};
+
+// Parses `args` (without the program name) with `app`, running its callback (where a program
+// calls CommonOptions::finish and checks its own rules). Returns "" when the program should
+// run; otherwise the text to print: the help (with *is_help set) or one error sentence.
+std::string parse(CLI::App& app, std::vector<std::string> args, bool* is_help);
+
+// Square problems n x n x n.
+std::vector<Shape> square_shapes(const std::vector<int>& sizes);
+
+// "a,b,,c" split at `sep` into {"a", "b", "", "c"}; a trailing separator gives a last "".
+std::vector<std::string> split(const std::string& text, char sep);
+
+}  // namespace sgemm
