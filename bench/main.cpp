@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "device.h"
 #include "harness.h"
@@ -34,7 +35,7 @@ void add_context(const GpuInfo& gpu, const SweepOptions& o) {
   benchmark::AddCustomContext("driver_version", gpu.driver_version);
   benchmark::AddCustomContext("cuda_driver_version", gpu.cuda_driver_version);
   benchmark::AddCustomContext("cuda_runtime_version", gpu.cuda_runtime_version);
-  const Options& r = o.run;
+  const RunOptions& r = o.run;
   char timing[256];
   std::snprintf(timing, sizeof timing,
                 "median of up to %d CUDA-event-timed runs (at least 3; none added after %g ms), "
@@ -71,15 +72,21 @@ int main(int argc, char** argv) {
     return 2;
   }
   const SweepOptions& options = parsed.options;
-  if (options.help) {
-    std::fputs(sweep_usage().c_str(), stdout);
+  if (!options.help.empty()) {
+    std::fputs(options.help.c_str(), stdout);
     return 0;
   }
+  // argv now holds the program name and the --benchmark_* flags; --json adds two more.
+  std::vector<char*> args(argv, argv + argc);
+  std::vector<std::string> extra = options.benchmark_out;
+  for (std::string& flag : extra) args.push_back(flag.data());
+  int count = static_cast<int>(args.size());
+  args.push_back(nullptr);
   // Listing the benchmark names needs no GPU; running them does. (Asked before Initialize,
   // which takes the --benchmark_* flags out of argv.)
-  const bool list_only = lists_benchmarks_only(argc, argv);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  const bool list_only = lists_benchmarks_only(count, args.data());
+  benchmark::Initialize(&count, args.data());
+  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 2;
 
   std::unique_ptr<Harness> harness;
   std::unique_ptr<Sweep> sweep;

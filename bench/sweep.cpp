@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "measure.h"
 #include "report.h"
 #include "sgemm.h"
 
@@ -29,21 +30,7 @@ void skip_with_message(State& state, const std::string& why, long) {
 }
 void skip(benchmark::State& state, const std::string& why) { skip_with_message(state, why, 0); }
 
-std::string rung_text(int rung) {
-  return rung == kCublasRung ? "cuBLAS"
-                             : "rung " + std::to_string(rung) + " (" + find_rung(rung)->name + ")";
-}
-
-std::vector<CheckMode> check_modes(ChecksToRun checks, const Problem& p) {
-  const bool exact = checks == ChecksToRun::exact || checks == ChecksToRun::both;
-  const bool random = checks == ChecksToRun::random || checks == ChecksToRun::both;
-  // Exact checks need alpha and beta in 1/16 steps; otherwise random checks stand in.
-  const bool exact_possible = exact_mode_possible(p.alpha, p.beta, p.shape.K);
-  std::vector<CheckMode> modes;
-  if (exact && exact_possible) modes.push_back(CheckMode::exact);
-  if (random || (exact && !exact_possible)) modes.push_back(CheckMode::random);
-  return modes;
-}
+std::string rung_text(int rung) { return find_runnable(rung)->label(); }
 
 }  // namespace
 
@@ -54,20 +41,17 @@ Sweep::Sweep(Harness& harness, const SweepOptions& options) : harness_(harness),
 }
 
 void Sweep::run(benchmark::State& state, int rung, const Shape& shape) {
-  Measurement m;
-  m.rung = rung;
-  m.problem = {shape, options_.run.alpha, options_.run.beta};
+  const Runnable& runnable = *find_runnable(rung);
+  Measurement m = start_measurement(runnable, {shape, options_.run.alpha, options_.run.beta});
+  const Kernel kernel = harness_.kernel(rung);
   std::string label = "reference", why;
-  const Timing* cublas = nullptr;
   try {
-    if (too_slow(rung, m.problem, &why) || !fits(m.problem, rung != kCublasRung, &why))
+    if (too_slow(rung, m.problem, &why) || !fits(m.problem, !runnable.reference, &why))
       return skip(state, why);
-    if (rung != kCublasRung) {
-      const Verdict& verdict = validate(rung, m.problem);
-      if (!verdict.pass) return fail(state, rung_text(rung) + " failed: " + verdict.text);
-      label = verdict.text;
-      cublas = cublas_timing(m.problem, &why);
-      if (!cublas) label += "; no % of cuBLAS: " + why;
+    if (!runnable.reference) {
+      const Measurement& verdict = validate(runnable, kernel, m.problem);
+      if (!verdict.pass) return fail(state, rung_text(rung) + " failed: " + verdict.check_text);
+      label = verdict.check_text;
     }
   } catch (const std::exception& e) {
     return fail(state, e.what());
@@ -75,7 +59,7 @@ void Sweep::run(benchmark::State& state, int rung, const Shape& shape) {
 
   for (auto _ : state) {
     try {
-      m.timing = harness_.time(rung, m.problem, timing_);
+      time(harness_, kernel, runnable.reference, timing_, m);
     } catch (const std::exception& e) {
       fail(state, e.what());
       break;
@@ -83,14 +67,11 @@ void Sweep::run(benchmark::State& state, int rung, const Shape& shape) {
     state.SetIterationTime(m.timing.median_ms / 1e3);
   }
   if (state.error_occurred()) return;
-  m.timed = true;
-  if (rung == kCublasRung) cublas = &(cublas_[shape.str()] = m.timing);
   record(rung, m.problem, m.timing);
 
   state.SetLabel(label);
   state.counters["GFLOP/s"] = m.gflops();
-  if (cublas) {
-    m.cublas = *cublas;
+  if (!runnable.reference) {
     state.counters["cublas_GFLOP/s"] = m.cublas_gflops();
     state.counters["pct_of_cublas"] = m.percent_of_cublas();
   }
@@ -102,28 +83,15 @@ void Sweep::run(benchmark::State& state, int rung, const Shape& shape) {
   state.counters["max_ms"] = m.timing.max_ms;
 }
 
-const Sweep::Verdict& Sweep::validate(int rung, const Problem& problem) {
-  const std::string key = benchmark_name(rung, problem.shape);
+const Measurement& Sweep::validate(const Runnable& runnable, const Kernel& kernel,
+                                   const Problem& problem) {
+  const std::string key = benchmark_name(runnable.number, problem.shape);
   auto found = verdicts_.find(key);
   if (found != verdicts_.end()) return found->second;  // --benchmark_repetitions: check once
-  Verdict verdict;
-  for (CheckMode mode : check_modes(options_.run.checks, problem)) {
-    const CheckReport report = harness_.check(rung, problem, mode, options_.run.seed);
-    verdict.pass = verdict.pass && report.pass();
-    verdict.text += (verdict.text.empty() ? "" : ", ") + report.summary();
-  }
-  if (verdict.text.empty()) verdict.text = "not checked (--check=none)";
+  Measurement verdict = start_measurement(runnable, problem);
+  check(harness_, kernel, options_.run.checks, options_.run.seed,
+        "rung" + std::to_string(runnable.number), verdict);
   return verdicts_[key] = verdict;
-}
-
-const Timing* Sweep::cublas_timing(const Problem& problem, std::string* why) {
-  // Normally the cuBLAS benchmark of this shape ran just before; a filter may have left it out.
-  auto found = cublas_.find(problem.shape.str());
-  if (found != cublas_.end()) return &found->second;
-  if (too_slow(kCublasRung, problem, why)) return nullptr;
-  const Timing timing = harness_.time(kCublasRung, problem, timing_);
-  record(kCublasRung, problem, timing);
-  return &(cublas_[problem.shape.str()] = timing);
 }
 
 bool Sweep::fits(const Problem& problem, bool for_check, std::string* why) const {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "harness.h"
+#include "measure.h"
 #include "sweep_options.h"
 
 namespace sgemm::bench {
@@ -24,17 +25,14 @@ class Sweep {
   int errors() const { return errors_; }
 
  private:
-  struct Verdict {
-    bool pass = true;
-    std::string text;  // "exact PASS", or the failure
-  };
   struct Throughput {
     double flops = 0, gflops = 0;
     std::string shape;
   };
 
-  const Verdict& validate(int rung, const Problem& problem);
-  const Timing* cublas_timing(const Problem& problem, std::string* why);
+  // The checks of (rung, shape), run once per process: a Measurement holding the verdict.
+  const Measurement& validate(const Runnable& runnable, const Kernel& kernel,
+                              const Problem& problem);
   bool fits(const Problem& problem, bool for_check, std::string* why) const;
   bool too_slow(int rung, const Problem& problem, std::string* why);
   const Throughput& throughput(int rung);
@@ -44,9 +42,8 @@ class Sweep {
   Harness& harness_;
   const SweepOptions& options_;
   TimingOptions timing_;
-  std::map<std::string, Verdict> verdicts_;  // by benchmark name: each (rung, shape) once
-  std::map<std::string, Timing> cublas_;     // by shape: the same-process reference
-  std::map<int, Throughput> throughput_;     // by rung: its largest problem timed so far
+  std::map<std::string, Measurement> verdicts_;  // by benchmark name: each (rung, shape) once
+  std::map<int, Throughput> throughput_;         // by rung: its largest problem timed so far
   int errors_ = 0;
 };
 

@@ -1,11 +1,6 @@
 #include "sweep_options.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
-#include <filesystem>
-#include <sstream>
 
 #include "harness.h"
 #include "sgemm.h"
@@ -46,10 +41,6 @@ bool starts_with(const std::string& text, const char* prefix) { return text.rfin
 
 bool is_benchmark_flag(const std::string& arg) { return starts_with(arg, "--benchmark_"); }
 
-std::string mnk_arg(const NamedShape& s) {
-  return std::to_string(s.M) + "," + std::to_string(s.N) + "," + std::to_string(s.K);
-}
-
 // Everything in argv[1..] that is not a --benchmark_* flag; argv keeps the rest, in order.
 std::vector<std::string> take_sweep_args(int* argc, char** argv) {
   std::vector<std::string> ours;
@@ -65,93 +56,94 @@ std::vector<std::string> take_sweep_args(int* argc, char** argv) {
   return ours;
 }
 
+std::vector<Shape> default_shapes(const std::string& set) {
+  std::vector<Shape> shapes;
+  for (const auto* named : {&square_shapes(), &nonsquare_shapes()}) {
+    const bool square = named == &square_shapes();
+    if (set == (square ? "nonsquare" : "square")) continue;
+    for (const NamedShape& s : *named) shapes.push_back(Shape{s.M, s.N, s.K});
+  }
+  return shapes;
+}
+
+std::string runnables_text() {
+  std::string text;
+  for (const Runnable& r : runnables()) text += "  " + r.label() + "\n";
+  return text;
+}
+
+std::string shapes_text() {
+  std::string text;
+  for (const auto* set : {&square_shapes(), &nonsquare_shapes()})
+    for (const NamedShape& s : *set)
+      text += std::string("  ") + s.kind + " " + std::to_string(s.M) + "x" + std::to_string(s.N) +
+              "x" + std::to_string(s.K) + "\n";
+  return text;
+}
+
 }  // namespace
 
 SweepParseResult parse_sweep_args(int* argc, char** argv) {
   SweepParseResult result;
   SweepOptions& o = result.options;
-  auto fail = [&](std::string why) {
-    result.error = std::move(why);
-    return result;
-  };
-  // The bench validates with exact checks by default: cheap, and they catch any dropped term.
-  std::vector<std::string> rung_args, cli_args = {"--check", "exact"};
-  std::string shape_set;
-  bool explicit_shapes = false;
-
-  const std::vector<std::string> ours = take_sweep_args(argc, argv);
-  for (size_t i = 0; i < ours.size(); ++i) {
-    const std::string& arg = ours[i];
-    if (arg == "--help" || arg == "-h" || arg == "--list") {  // the help lists the rungs
-      o.help = true;
-      continue;
-    }
-    if (!starts_with(arg, "--"))
-      return fail("unexpected argument '" + arg + "' (choose rungs with --rungs=0,5; see --help)");
-    // Every flag takes a value, as `--flag=value` or `--flag value`.
-    std::string flag = arg, value;
-    const size_t eq = arg.find('=');
-    if (eq != std::string::npos) {
-      flag = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-    } else if (i + 1 < ours.size()) {
-      value = ours[++i];
-    } else {
-      return fail(arg + " needs a value (see --help)");
-    }
-    if (flag == "--rungs") {
-      if (value.empty()) return fail("--rungs needs a list, e.g. --rungs=0,5 or --rungs=all");
-      rung_args = split(value, ',');
-    } else if (flag == "--shapes") {
-      if (value != "square" && value != "nonsquare" && value != "all")
-        return fail("--shapes takes square, nonsquare or all, not '" + value + "'");
-      shape_set = value;
-    } else if (flag == "--max-seconds-per-run") {
-      errno = 0;
-      char* end = nullptr;
-      o.max_seconds_per_run = std::strtod(value.c_str(), &end);
-      if (value.empty() || *end != '\0' || errno == ERANGE ||
-          !std::isfinite(o.max_seconds_per_run) || o.max_seconds_per_run < 0)
-        return fail("--max-seconds-per-run takes seconds >= 0 (0: no limit), not '" + value + "'");
-    } else if (flag == "--json") {
-      return fail("the bench writes JSON with --benchmark_out=FILE --benchmark_out_format=json");
-    } else if (flag == "--mnk") {
-      // "M,N,K;M,N,K" and the "MxNxK" of benchmark names both work.
-      for (std::string mnk : split(value, ';')) {
-        std::replace(mnk.begin(), mnk.end(), 'x', ',');
-        cli_args.insert(cli_args.end(), {"--mnk", mnk});
+  o.run.checks = ChecksToRun::exact;  // cheap, and it catches any dropped term at every K
+  CLI::App app(
+      "Google Benchmark sweep of every rung and cuBLAS over problem shapes. Each (rung, shape)\n"
+      "is validated against cuBLAS before it is timed; a failure is reported as an error and\n"
+      "not timed. Time is the median of CUDA-event-timed runs, each rung timed in turn with\n"
+      "cuBLAS (docs/00_method.md). Google Benchmark's own flags (--benchmark_filter=REGEX,\n"
+      "--benchmark_out=FILE --benchmark_out_format=json, --benchmark_list_tests,\n"
+      "--benchmark_repetitions=N) pass through.",
+      "sgemm_bench");
+  app.footer("shapes (MxNxK):\n" + shapes_text() + "\nrungs:\n" + runnables_text());
+  app.set_help_flag("-h,--help", "this text, with the shapes and rungs");
+  bool list = false;
+  app.add_flag("--list", list, "the same as --help");
+  std::string rungs_text = "all", shape_set;
+  app.add_option("--rungs", rungs_text, "rungs to run, e.g. 0,4,5 (0 is cuBLAS)")
+      ->type_name("LIST")
+      ->capture_default_str();
+  app.add_option("--shapes", shape_set, "square, nonsquare or all (default all)")
+      ->type_name("SET")
+      ->check(CLI::IsMember({"square", "nonsquare", "all"}));
+  app.add_option("--max-seconds-per-run", o.max_seconds_per_run,
+                 "skip a (rung, shape) whose predicted time for one run exceeds S seconds (the\n"
+                 "shape's FLOPs over the rung's GFLOP/s on its largest problem timed so far, at\n"
+                 "least 1024^3, or a 3-run probe at 1024^3); 0: no limit")
+      ->type_name("S")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  CommonOptions common(app, o.run);
+  app.callback([&] {
+    if (list) throw CLI::CallForHelp();
+    if (common.shapes_given() && !shape_set.empty())
+      throw CLI::ValidationError("--shapes", "give either --shapes or --mnk/--sizes, not both");
+    common.finish(default_shapes(shape_set));
+    o.shapes = o.run.shapes;
+    if (rungs_text.empty()) throw CLI::ValidationError("--rungs", "needs a list, e.g. 0,5 or all");
+    for (const std::string& part : split(rungs_text, ',')) {
+      if (part == "all") {
+        for (const Runnable& r : runnables()) o.rungs.push_back(r.number);
+        continue;
       }
-      explicit_shapes = true;
-    } else {
-      // The flags the `sgemm` CLI has too; its parser checks them and names bad values.
-      explicit_shapes = explicit_shapes || flag == "--sizes";
-      cli_args.insert(cli_args.end(), {flag, value});
+      const bool number = !part.empty() && part.size() < 6 &&
+                          part.find_first_not_of("0123456789") == std::string::npos;
+      if (!number || !find_runnable(std::stoi(part)))
+        throw CLI::ValidationError("--rungs", "unknown rung '" + part +
+                                                  "': rungs are 0 (cuBLAS) to " +
+                                                  std::to_string(runnables().back().number));
+      o.rungs.push_back(std::stoi(part));
     }
-  }
-  if (o.help) return result;
-  if (explicit_shapes && !shape_set.empty())
-    return fail("give either --shapes or --mnk/--sizes, not both");
-  if (!explicit_shapes) {
-    for (const auto* set : {&square_shapes(), &nonsquare_shapes()}) {
-      const bool square = set == &square_shapes();
-      if (shape_set == (square ? "nonsquare" : "square")) continue;
-      for (const NamedShape& s : *set) cli_args.insert(cli_args.end(), {"--mnk", mnk_arg(s)});
-    }
-  }
-
-  if (rung_args.empty()) rung_args = {"all"};
-  rung_args.insert(rung_args.end(), cli_args.begin(), cli_args.end());
-  const ParseResult parsed = parse_args(rung_args);
-  if (!parsed.ok()) return fail(parsed.error);
-  o.run = parsed.options;
-  o.shapes = o.run.shapes;
-  if (o.run.all) {  // every rung of the kernel list, and cuBLAS
-    o.rungs = {kCublasRung};
-    for (const RungInfo& r : rungs()) o.rungs.push_back(r.number);
-  } else {  // ladder order, cuBLAS first: each rung then finds the cuBLAS time of its shape
-    o.rungs = o.run.rungs;
+    // Ladder order, references first: each shape's cuBLAS benchmark comes before its rungs.
     std::sort(o.rungs.begin(), o.rungs.end());
     o.rungs.erase(std::unique(o.rungs.begin(), o.rungs.end()), o.rungs.end());
+  });
+  bool is_help = false;
+  const std::string text = parse(app, take_sweep_args(argc, argv), &is_help);
+  (is_help ? o.help : result.error) = text;
+  // The bench's JSON is Google Benchmark's: --json FILE asks it for exactly that.
+  if (result.ok() && !o.run.json_path.empty()) {
+    o.benchmark_out = {"--benchmark_out=" + o.run.json_path, "--benchmark_out_format=json"};
   }
   return result;
 }
@@ -171,52 +163,8 @@ bool lists_benchmarks_only(int argc, char** argv) {
 std::string benchmark_name(int rung, const Shape& shape) {
   std::string size = shape.str();  // "MxNxK", then " lda=.. ldb=.. ldc=.." when padded
   std::replace(size.begin(), size.end(), ' ', '/');
-  if (rung == kCublasRung) return "sgemm/cublas/" + size;
   // "rung:05_blocktiling_2d": the kernel file's name, so a filter reads like `ls kernels/`.
-  const std::string stem = std::filesystem::path(kernel_file(*find_rung(rung))).stem().string();
-  return "sgemm/rung:" + stem + "/" + size;
-}
-
-std::string sweep_usage() {
-  std::ostringstream out;
-  out << "usage: sgemm_bench [options] [--benchmark_* flags]\n"
-         "\n"
-         "Google Benchmark sweep of every rung and cuBLAS over problem shapes. Each (rung, shape)\n"
-         "is validated against cuBLAS before it is timed; a failure is reported as an error and\n"
-         "not timed. Time is the median of CUDA-event-timed runs (see docs/00_method.md);\n"
-         "counters give GFLOP/s and % of cuBLAS, cuBLAS timed in this process on the same shape.\n"
-         "\n"
-         "options:\n"
-         "  --rungs=LIST          rungs to run, e.g. 0,4,5 (0 is cuBLAS; default all)\n"
-         "  --shapes=SET          square, nonsquare or all (default all; see below)\n"
-         "  --mnk=M,N,K;...       explicit problems instead (MxNxK also works; repeatable)\n"
-         "  --sizes=S1,S2,...     explicit square problems instead\n"
-         "  --max-seconds-per-run=S\n"
-         "                        skip a (rung, shape) whose predicted time for one run exceeds\n"
-         "                        S seconds; the prediction is the shape's FLOPs over the rung's\n"
-         "                        GFLOP/s on its largest problem timed so far (at least 1024^3),\n"
-         "                        or on a 3-run probe at 1024^3 (default "
-      << kDefaultMaxSecondsPerRun
-      << "; 0: no limit)\n"
-         "  --check=MODE          exact, random, both or none (default exact; random where\n"
-         "                        alpha and beta make exact checks impossible)\n"
-         "  --warmup=N --reps=N --budget-ms=T --alpha=X --beta=Y --pad=P --seed=N --device=N\n"
-         "                        as for `sgemm` (see sgemm --help)\n"
-         "  --help, --list        this text, with the rungs\n"
-         "\n"
-         "Google Benchmark flags, e.g.:\n"
-         "  --benchmark_filter=REGEX   by name: 'cublas|rung:05', '/4096x4096x4096$'\n"
-         "  --benchmark_out=FILE --benchmark_out_format=json\n"
-         "  --benchmark_list_tests     list the benchmark names and exit (no GPU needed)\n"
-         "  --benchmark_repetitions=N\n"
-         "\n"
-         "shapes (MxNxK):\n";
-  for (const auto* set : {&square_shapes(), &nonsquare_shapes()})
-    for (const NamedShape& s : *set)
-      out << "  " << s.kind << " " << s.M << "x" << s.N << "x" << s.K << "\n";
-  out << "\nrungs:\n  0  cublas\n";
-  for (const RungInfo& r : rungs()) out << "  " << r.number << "  " << r.name << "\n";
-  return out.str();
+  return "sgemm/" + find_runnable(rung)->id() + "/" + size;
 }
 
 }  // namespace sgemm::bench

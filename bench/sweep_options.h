@@ -1,13 +1,13 @@
 // The bench's own flags and its default shapes. Parsing only, no CUDA: the flags are checked
-// by CPU tests. Flags the `sgemm` CLI also has (--mnk, --sizes, --warmup, ...) go through the
-// CLI's own parser, so they mean the same thing in both front doors.
+// by CPU tests. The flags every program shares (--mnk, --sizes, --warmup, ...) come from
+// runner/options.h, so they mean the same thing in every front door.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "check.h"
-#include "cli.h"
+#include "options.h"
 
 namespace sgemm::bench {
 
@@ -31,9 +31,10 @@ constexpr double kDefaultMaxSecondsPerRun = 2.0;
 struct SweepOptions {
   std::vector<int> rungs;     // 0 (cuBLAS) and rung numbers, ladder order
   std::vector<Shape> shapes;  // in sweep order, leading dimensions included
-  Options run;                // alpha, beta, warmup, reps, budget_ms, checks, seed, device
+  RunOptions run;             // alpha, beta, warmup, reps, budget_ms, checks, seed, device, json
   double max_seconds_per_run = kDefaultMaxSecondsPerRun;  // 0: no limit
-  bool help = false;
+  std::string help;                                       // the --help text, when asked for
+  std::vector<std::string> benchmark_out;                 // --json FILE as Google Benchmark's flags
 };
 
 struct SweepParseResult {
@@ -48,8 +49,6 @@ SweepParseResult parse_sweep_args(int* argc, char** argv);
 
 // True when argv asks Google Benchmark only to list the benchmarks (no GPU needed).
 bool lists_benchmarks_only(int argc, char** argv);
-
-std::string sweep_usage();
 
 // "sgemm/cublas/4096x4096x4096", "sgemm/rung:05_blocktiling_2d/4096x4096x4096".
 std::string benchmark_name(int rung, const Shape& shape);

@@ -13,11 +13,11 @@ if(CMAKE_CUDA_COMPILER)
 endif()
 find_program(SGEMM_CUOBJDUMP cuobjdump
   HINTS ${_sgemm_hints}
-  PATHS ${CMAKE_BINARY_DIR}/tools/bin
+  PATHS ${PROJECT_BINARY_DIR}/tools/bin
   DOC "cuobjdump for the SASS tests and scripts/sass")
 
 if(NOT SGEMM_CUOBJDUMP AND SGEMM_FETCH_CUOBJDUMP)
-  set(_sgemm_tools ${CMAKE_BINARY_DIR}/tools)
+  set(_sgemm_tools ${PROJECT_BINARY_DIR}/tools)
   message(STATUS "cuobjdump: not in the CUDA toolkit (${_sgemm_hints}) nor on PATH; "
                  "the SASS tests need it, so fetching it into ${_sgemm_tools} "
                  "(-DSGEMM_FETCH_CUOBJDUMP=OFF to skip)")

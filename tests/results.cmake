@@ -1,6 +1,8 @@
 # Results (included by tests/CMakeLists.txt):
 #  - results.readme_table: the README's ladder table matches the committed results JSON;
 #  - results.scripts: scripts/plot's table and scripts/results-table on a fixture JSON;
+#  - results.plot: scripts/plot's pictures; Skipped, with the reason, when the python3 that
+#    cmake found cannot import matplotlib (the test exits 77: SKIP_RETURN_CODE);
 #  - bench.*: sgemm_bench's flags and messages (CPU), and a short sweep (GPU).
 find_package(Python3 3.8 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
@@ -8,22 +10,28 @@ if(Python3_Interpreter_FOUND)
     COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/results-table --check)
   add_test(NAME results.scripts
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/results_scripts_test.py)
+  add_test(NAME results.plot
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/results_scripts_test.py --pictures)
+  set_tests_properties(results.plot PROPERTIES SKIP_RETURN_CODE 77)
 else()  # fail rather than vanish: CI must run these
-  foreach(name readme_table scripts)
+  foreach(name readme_table scripts plot)
     add_test(NAME results.${name} COMMAND ${CMAKE_COMMAND} -E echo
              "FAILED: the results tests need python3 (3.8 or newer), which cmake did not find")
     set_tests_properties(results.${name} PROPERTIES FAIL_REGULAR_EXPRESSION "FAILED")
   endforeach()
 endif()
-set_tests_properties(results.readme_table results.scripts PROPERTIES LABELS cpu TIMEOUT 120)
-
-if(NOT TARGET sgemm_bench)  # no Google Benchmark: bench/ was skipped
-  return()
-endif()
+set_tests_properties(results.readme_table results.scripts results.plot
+                     PROPERTIES LABELS cpu TIMEOUT 120)
 
 # sgemm_bench as a user runs it: sgemm_bench_test(<name> <label> EXIT ... ARGS ... EXPECT ...)
+# Without Google Benchmark (bench/ skipped) each test still shows, as skipped with the reason.
 function(sgemm_bench_test name label)
-  sgemm_expect_test(bench.${name} sgemm_bench ${label} ${ARGN})
+  if(TARGET sgemm_bench)
+    sgemm_expect_test(bench.${name} sgemm_bench ${label} ${ARGN})
+  else()
+    sgemm_skipped_test(bench.${name} ${label}
+                       "Google Benchmark not found (Debian/Ubuntu: sudo apt-get install libbenchmark-dev)")
+  endif()
 endfunction()
 
 # Listing names needs no GPU, so the flags that pick rungs and shapes are tested on any machine.
@@ -53,4 +61,3 @@ sgemm_bench_test(gpu_sweep gpu EXIT 0
   ARGS --mnk=128,128,128 --mnk=1000x1000x1000 --mnk=4097,130,33 --mnk=2048,2048,2048
        --max-seconds-per-run=0.0001
   EXPECT "GFLOP/s" pct_of_cublas "exact PASS" "would take" ${rung_names})
-set_tests_properties(bench.gpu_sweep PROPERTIES SKIP_REGULAR_EXPRESSION "no CUDA device")

@@ -11,16 +11,8 @@ if(NOT _sass_tool)
   set(_sass_tool "cuobjdump-NOTFOUND")  # scripts/sass then explains how to get it
 endif()
 
-file(STRINGS ${PROJECT_SOURCE_DIR}/kernels/ladder.inc _sass_lines REGEX "^RUNG\\(")
-foreach(_line IN LISTS _sass_lines)
-  if(NOT _line MATCHES "^RUNG\\(([0-9]+), *([a-z0-9_]+),")
-    continue()
-  endif()
-  set(_number ${CMAKE_MATCH_1})
-  set(_test sass.${_number}_${CMAKE_MATCH_2})
-  if(_number LESS 10)
-    set(_test sass.0${_number}_${CMAKE_MATCH_2})
-  endif()
+foreach(_number _stem IN ZIP_LISTS SGEMM_RUNG_NUMBERS SGEMM_RUNG_STEMS)  # cmake/ladder.cmake
+  set(_test sass.${_stem})
   if(Python3_Interpreter_FOUND)
     add_test(NAME ${_test}
       COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/sass ${_number}
