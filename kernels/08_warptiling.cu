@@ -19,9 +19,7 @@
 // The parameters come from scripts/autotune, as in rung 7.
 #include <cuda_runtime.h>
 
-#include <atomic>
 #include <cstdint>
-#include <cstring>
 
 namespace sgemm::warptiling {
 
@@ -60,7 +58,8 @@ struct Tile {
   static_assert(2 * (BM + BN) * BK * 4 <= 48 * 1024,
                 "two buffers of As and Bs fit in 48 KiB of static shared memory");
   // Blocks resident per SM: with 64 accumulators a thread fits in 128 registers, so as many
-  // blocks as fill 512 threads; bigger register tiles need all 255 registers, one block.
+  // blocks as fill 512 threads; bigger register tiles need up to 255 (240 at the tuned
+  // tile), one block.
   static constexpr int kMinBlocks = kAccumulators > 64 || kThreads >= 512 ? 1 : 512 / kThreads;
   static constexpr int kStrideA = kThreads / (BK / 4);  // rows of the A tile loaded per pass
   static constexpr int kStrideB = kThreads / (BN / 4);  // rows of the B tile loaded per pass
@@ -85,20 +84,26 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN>::kThr
       16) float As[2][BK * BM];  // As[.][k * BM + swizzle(r, k)] = A[blockRow + r][k0 + k]
   __shared__ alignas(16) float Bs[2][BK * BN];  // Bs[.][k * BN + c] = B[k0 + k][blockCol + c]
 
+  // Warps tile the block tile: warpIdx over (BM/WM, BN/WN), column fastest.
   const int warpIdx = threadIdx.x / 32;
   const int warpCol = warpIdx % (BN / WN);  // this warp owns columns warpCol*WN ..
   const int warpRow = warpIdx / (BN / WN);  // and rows warpRow*WM .. of the block tile
+  // Lanes tile one sub-tile: lane over (WSUBM/TM, WSUBN/TN), column fastest.
   const int lane = threadIdx.x % 32;
   const int threadCol = lane % (T::WSUBN / TN);  // this thread owns columns threadCol*TN ..
   const int threadRow = lane / (T::WSUBN / TN);  // and rows threadRow*TM .. of each sub-tile
   const int blockRow = blockIdx.y * BM;
   const int blockCol = blockIdx.x * BN;
+  // Loads: threadIdx.x over (kStrideA, BK/4) float4s of the (BM, BK) A tile, a pass of
+  // kStrideA rows at a time; over (kStrideB, BN/4) of the (BK, BN) B tile likewise.
   const int innerColA = threadIdx.x % (BK / 4);  // the first float4 of the A tile it loads
   const int innerRowA = threadIdx.x / (BK / 4);
   const int innerColB = threadIdx.x % (BN / 4);  // the first float4 of the B tile it loads
   const int innerRowB = threadIdx.x / (BN / 4);
 
   // The next tiles, on their way from global memory, zero outside the matrix.
+  // nextA[l]: row innerRowA + l*kStrideA, columns innerColA*4 .. +3 of the A tile;
+  // nextB[l]: row innerRowB + l*kStrideB, columns innerColB*4 .. +3 of the B tile.
   float4 nextA[T::kLoadsA], nextB[T::kLoadsB];
   auto fetch = [&](int k0) {
 #pragma unroll
@@ -130,9 +135,11 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN>::kThr
           nextB[l];
   };
 
+  // acc[i * WNITER*TN + j]: i over (WMITER, TM), j over (WNITER, TN): this thread's
+  // element (threadRow*TM + i%TM) of sub-tile row i/TM, (threadCol*TN + j%TN) of column j/TN.
   float acc[T::WMITER * TM * WNITER * TN] = {};
-  float regM[T::WMITER * TM];  // a column slice of A per sub-tile row: rows of As
-  float regN[WNITER * TN];     // a row slice of Bs per sub-tile column
+  float regM[T::WMITER * TM];  // regM[i]: i over (WMITER, TM), rows of As at this k
+  float regN[WNITER * TN];     // regN[j]: j over (WNITER, TN), columns of Bs at this k
   fetch(0);
   stash(0);
   __syncthreads();
@@ -214,40 +221,12 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
 
 #ifndef SGEMM_AUTOTUNE_CANDIDATES  // scripts/autotune includes this file for the kernel only
 
-enum class Gpu { h100, h200, other };
-
-// The GPU of the current device, looked up once per device (cudaGetDeviceProperties is slow).
-inline Gpu current_gpu() {
-  constexpr int kMaxDevices = 64;
-  static std::atomic<int> known[kMaxDevices];  // 0: not looked up yet, else 1 + Gpu
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices)
-    return Gpu::other;
-  if (const int v = known[device].load(std::memory_order_relaxed)) return static_cast<Gpu>(v - 1);
-  cudaDeviceProp prop{};
-  Gpu gpu = Gpu::other;
-  if (cudaGetDeviceProperties(&prop, device) == cudaSuccess) {
-    if (std::strstr(prop.name, "H100")) gpu = Gpu::h100;
-    if (std::strstr(prop.name, "H200")) gpu = Gpu::h200;
-  }
-  known[device].store(1 + static_cast<int>(gpu), std::memory_order_relaxed);
-  return gpu;
-}
-
 // scripts/autotune's winners at 4096 (results/<gpu>/autotune.csv has every candidate's time):
 //   H200, 2026-11-21: BM=128 BN=256 BK=16 WM=64 WN=64 WNITER=4 TM=4 TN=4, 93.3% of cuBLAS.
 //   H100, 2026-11-21: the same configuration, 93.2%.
-// Other GPUs get it too until scripts/autotune runs on them.
+// Both GPUs chose it, so it is the rung's one tile; scripts/autotune searches again on others.
 cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                    int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
-  switch (current_gpu()) {
-    case Gpu::h100:  //    BM   BN  BK  WM  WN WNITER TM TN
-    case Gpu::h200:
-      return launch_tile<128, 256, 16, 64, 64, 4, 4, 4>(M, N, K, alpha, A, lda, B, ldb, beta, C,
-                                                        ldc, stream);
-    case Gpu::other:
-      break;
-  }
   return launch_tile<128, 256, 16, 64, 64, 4, 4, 4>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
                                                     stream);
 }
