@@ -68,7 +68,9 @@ int run(const Args& a) {
   std::vector<Measurement> results;
   for (size_t i = 0; i < all.size(); ++i) {
     const autotune::Candidate& c = all[i];
-    Measurement m = start_measurement(*find_runnable(c.rung), {});
+    Measurement m;  // candidates of an experiment may carry a number no rung has
+    m.rung = c.rung;
+    m.name = find_runnable(c.rung) ? find_runnable(c.rung)->name : "candidate";
     m.variant = c.params;
     check_candidate(h, c, r, m);
     for (const Shape& shape : r.shapes) {

@@ -1,9 +1,9 @@
 // Candidate for scripts/autotune --extra (experiments/rung09/README.md says how to run it).
 // a: BK=32, 3 stages
 #define SGEMM_AUTOTUNE_CANDIDATES
+#include "09_async_copy.cu"
 #include "autotune.h"
-#include "transposed_as.cuh"
 
 static const sgemm::autotune::Registrar candidate(
-    109, "(a) BM=128 BN=256 BK=32 WM=64 WN=64 WNITER=4 TM=4 TN=4 STAGES=3",
-    &sgemm::async_copy_transposed::launch_tile<128, 256, 32, 64, 64, 4, 4, 4, 3>);
+    9, "(a) BM=128 BN=256 BK=32 WM=64 WN=64 WNITER=4 TM=4 TN=4 STAGES=3",
+    &sgemm::async_copy::launch_tile<128, 256, 32, 64, 64, 4, 4, 4, 3>);

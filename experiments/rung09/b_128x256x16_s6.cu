@@ -1,9 +1,9 @@
 // Candidate for scripts/autotune --extra (experiments/rung09/README.md says how to run it).
 // b: 6 stages (144 KiB)
 #define SGEMM_AUTOTUNE_CANDIDATES
-#include "09_async_copy.cu"
+#include "chunked_as.cuh"
 #include "autotune.h"
 
 static const sgemm::autotune::Registrar candidate(
-    9, "(b) BM=128 BN=256 BK=16 WM=64 WN=64 WNITER=4 TM=4 TN=4 STAGES=6",
-    &sgemm::async_copy::launch_tile<128, 256, 16, 64, 64, 4, 4, 4, 6>);
+    109, "(b) BM=128 BN=256 BK=16 WM=64 WN=64 WNITER=4 TM=4 TN=4 STAGES=6",
+    &sgemm::async_copy_chunked::launch_tile<128, 256, 16, 64, 64, 4, 4, 4, 6>);

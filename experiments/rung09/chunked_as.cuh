@@ -1,20 +1,17 @@
-// Design (a) of rung 9, for measurement beside kernels/09_async_copy.cu (design (b)); read
-// it as `diff kernels/09_async_copy.cu experiments/rung09/transposed_as.cuh`.
-//
-// The same ring of cp.async copies, but As stays transposed as in rung 8 (As[k][m], rung
-// 8's swizzle, rung 8's inner loop: two LDS.128 of As per step of k). cp.async cannot
-// transpose a 16-byte chunk, so A always travels in 4-byte copies (cp.async.ca), aligned
-// or not: 4x the copy instructions for A. Lanes walk 8 rows x 4 groups of 4 k, so that a
-// copy instruction writes 32 different banks under rung 8's swizzle, and the L1 (.ca)
-// gathers the rest of each sector from the warp's next three copies. B is as in (b).
+// Design (b) of rung 9, measured beside the rung (design (a), kernels/09_async_copy.cu): As
+// keeps A's 16-byte chunks ([m][k], swizzled by row) so that A moves in 16-byte copies, and
+// the inner loop reads one float4 along k per row for four steps of k. It lost: 80% of
+// cuBLAS at 4096^3 against (a)'s 90%, with dispatch stalls at 255 registers
+// (results/h100/experiments.txt). Kept as the experiment's evidence.
 #pragma once
+
 #include <cuda_runtime.h>
 
 #include <atomic>
 #include <cstdint>
 #include <type_traits>
 
-namespace sgemm::async_copy_transposed {
+namespace sgemm::async_copy_chunked {
 
 // 16 bytes from global `src` to shared `dst` (both 16-byte aligned): the first `valid`
 // floats (0 to 4) are read, the rest of dst is zero-filled. .cg: cached in L2 only.
@@ -59,7 +56,9 @@ struct Tile {
   static_assert(WM % WMITER == 0 && WN % WNITER == 0, "sub-tiles cover the warp tile exactly");
   static_assert(WSUBM % TM == 0 && WSUBN % TN == 0 && (WSUBM / TM) * (WSUBN / TN) == 32,
                 "the 32 threads of a warp tile one sub-tile with their micro-tiles");
-  static_assert(TM % 4 == 0 && TN % 4 == 0, "a thread's slices of As and Bs are whole float4s");
+  static_assert(TM == 4 && TN % 4 == 0,
+                "a thread's rows of As are the 4 rows that the swizzle spreads over the banks, "
+                "and its slices of Bs are whole float4s");
   static_assert(BK % 16 == 0 && BN % 128 == 0,
                 "a warp copies blocks of 4 chunks of A along k and 32 chunks of B along a row");
   static_assert(BM % 32 == 0, "the As swizzle permutes rows within groups of 32");
@@ -82,15 +81,19 @@ struct Tile {
   static constexpr int kLoadsB = BK * BN / 4 / kThreads;  // chunks of B per thread per tile
 };
 
-// Rung 8's: where element r of row k of As is stored: r XOR a multiple of 8 that changes
-// every four k. Each aligned group of four r stays together, so the reads remain LDS.128.
-__device__ __forceinline__ int swizzle(int r, int k) { return r ^ ((k / 4) % 4 * 8); }
+// Where row r of a column of chunks of As is stored: a permutation of each group of 32 rows.
+// A warp reads rows 4t + i together (t = 0..7: its thread rows), and its copies write 8
+// consecutive rows together; either set of 8 rows lands in the 8 different 16-byte slots
+// of the 32 banks, so neither conflicts:   r % 32 = 4t + i  ->  8i + (t + 2i) % 8.
+__device__ __forceinline__ int swizzle(int r) {
+  return r / 32 * 32 + r % 4 * 8 + (r / 4 + r % 4 * 2) % 8;
+}
 
-// kMinBlocks caps the registers a thread may use so that many blocks fit. kAlignedB,
-// alignedC: the operand's pointer is 16-byte aligned and its ld a multiple of 4, so that its
-// tiles move in 16-byte copies (B) or 128-bit stores (C). A is always copied 4 bytes at a time.
+// kMinBlocks caps the registers a thread may use so that many blocks fit. kAlignedA,
+// kAlignedB, alignedC: the operand's pointer is 16-byte aligned and its ld a multiple of 4,
+// so that its tiles move in 16-byte copies (A, B) or 128-bit stores (C).
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int STAGES,
-          bool kAlignedB>
+          bool kAlignedA, bool kAlignedB>
 __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES>::kThreads,
                                   Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES>::kMinBlocks)
     sgemm_async_copy(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
@@ -98,7 +101,7 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGE
   using T = Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES>;
   // The ring, in dynamic shared memory: STAGES buffers of each tile.
   extern __shared__ float4 ring[];
-  // As[.][k * BM + swizzle(r, k)] = A[blockRow + r][k0 + k]
+  // As[.][4 * (c * BM + swizzle(r)) + kk] = A[blockRow + r][k0 + 4 * c + kk]
   float(*As)[BK * BM] = reinterpret_cast<float(*)[BK * BM]>(ring);
   // Bs[.][k * BN + c] = B[k0 + k][blockCol + c]
   float(*Bs)[BK * BN] = reinterpret_cast<float(*)[BK * BN]>(As + STAGES);
@@ -113,29 +116,37 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGE
   const int threadRow = lane / (T::WSUBN / TN);  // and rows threadRow*TM .. of each sub-tile
   const int blockRow = blockIdx.y * BM;
   const int blockCol = blockIdx.x * BN;
-  // Copies: a warp copies 128 floats per pass. Of the (BM, BK) A tile, a block of (8 rows,
-  // 16 k): warps over kStrideA rows, then over the BK/16 columns of such blocks; of the
-  // (BK, BN) B tile, 32 chunks, threadIdx.x over (kStrideB, BN/4) as in rung 8.
-  const int innerRowA = warpIdx * 8;             // the first row of its warp's block of A
+  // Copies: a warp copies 32 chunks (float4s) per pass. Of the (BM, BK) A tile, a block of
+  // (8 rows, 4 chunks): warps over kStrideA rows, then over the BK/16 columns of such blocks;
+  // of the (BK, BN) B tile, threadIdx.x over (kStrideB, BN/4) as in rung 8.
+  const int innerColA = lane / 8;     // the chunk of its warp's block it copies (16-byte copies)
+  const int innerRowA = warpIdx * 8;  // the block's first row
   const int innerColB = threadIdx.x % (BN / 4);  // the chunk of the B tile it copies
   const int innerRowB = threadIdx.x / (BN / 4);
 
   // Starts copying the tiles at k0 into buffer `buf`, zero past the end of K and of N; rows
   // of A past M are copied from row M-1 instead, as they only feed rows of C that are never
-  // stored. A: copy q of lane n copies k = 4 (n % 4) + q of row n / 4 of its warp's block, so
-  // that each instruction writes 32 different banks. B, 16-byte copies: lane n copies chunk
-  // n of its warp's 32; 4-byte copies: copy q of lane n copies float n % 4 of chunk 8q + n / 4.
+  // stored. 16-byte copies: lane n copies chunk n of its warp's 32. 4-byte copies: copy q of
+  // lane n copies float n % 4 of chunk 8q + n / 4, so that each instruction writes 32 banks.
   auto fetch = [&](int k0, int buf) {
 #pragma unroll
     for (int l = 0; l < T::kLoadsA; ++l) {
-      // This pass's block of A: rows r0 .. r0+7, k kb .. kb+15 of the tile.
+      // This pass's block of A: rows r0 .. r0+7, chunks c0 .. c0+3 of the tile.
       const int r0 = innerRowA + l % (BM / T::kStrideA) * T::kStrideA;
-      const int kb = l / (BM / T::kStrideA) * 16;
+      const int c0 = l / (BM / T::kStrideA) * 4;
+      if constexpr (kAlignedA) {
+        const int r = r0 + lane % 8, c = c0 + innerColA;  // lane over (8 rows, 4 chunks)
+        const int rowA = min(blockRow + r, M - 1), colA = k0 + c * 4;
+        const int valid = min(max(K - colA, 0), 4);  // floats of the chunk inside the row
+        copy16(&As[buf][4 * (c * BM + swizzle(r))], A + rowA * lda + (valid ? colA : 0), valid);
+      } else {
 #pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        const int r = r0 + lane / 4, k = kb + lane % 4 * 4 + q;  // lane over (8 rows, 4 k-groups)
-        const int rowA = min(blockRow + r, M - 1), colA = k0 + k;
-        copy4(&As[buf][k * BM + swizzle(r, k)], A + rowA * lda + (colA < K ? colA : 0), colA < K);
+        for (int q = 0; q < 4; ++q) {
+          const int r = r0 + lane / 4, c = c0 + q, kk = lane % 4;  // lane over (8 rows, 4 floats)
+          const int rowA = min(blockRow + r, M - 1), colA = k0 + c * 4 + kk;
+          copy4(&As[buf][4 * (c * BM + swizzle(r)) + kk], A + rowA * lda + (colA < K ? colA : 0),
+                colA < K);
+        }
       }
     }
 #pragma unroll
@@ -161,8 +172,8 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGE
   // acc[i * WNITER*TN + j]: i over (WMITER, TM), j over (WNITER, TN): this thread's
   // element (threadRow*TM + i%TM) of sub-tile row i/TM, (threadCol*TN + j%TN) of column j/TN.
   float acc[T::WMITER * TM * WNITER * TN] = {};
-  float regM[T::WMITER * TM];  // regM[i]: i over (WMITER, TM), rows of As at this k
-  float regN[WNITER * TN];     // regN[j]: j over (WNITER, TN), columns of Bs at this k
+  float regM[T::WMITER * TM * 4];  // regM[i*4 + kk]: i over (WMITER, TM), kk over 4 k of As
+  float regN[WNITER * TN];         // regN[j]: j over (WNITER, TN), columns of Bs at this k
   // Tiles 0 .. STAGES-2 start on their way, one group each; a group stays empty past the end
   // of K, so that group g is always tile g and the wait below counts right.
 #pragma unroll
@@ -178,27 +189,34 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGE
     if (ahead < K) fetch(ahead, buf > 0 ? buf - 1 : STAGES - 1);  // in flight for STAGES-1 steps
     commit();
 
-    // Rung 8's inner loop: each k reads two float4s of As and four of Bs.
+    // Unrolled: per chunk of 4 k, one float4 of As for each of the thread's rows, then four
+    // steps of k that each read a row slice of Bs and reuse those As registers.
 #pragma unroll
-    for (int k = 0; k < BK; ++k) {
+    for (int kc = 0; kc < BK / 4; ++kc) {
 #pragma unroll
       for (int wm = 0; wm < T::WMITER; ++wm)
 #pragma unroll
-        for (int i = 0; i < TM; i += 4) {
+        for (int i = 0; i < TM; ++i) {
+          // r over (BM/WM, WMITER, WSUBM/TM, TM): (warpRow, wm, threadRow, i)
           const int r = warpRow * WM + wm * T::WSUBM + threadRow * TM + i;
-          *reinterpret_cast<float4*>(&regM[wm * TM + i]) =
-              *reinterpret_cast<const float4*>(&As[buf][k * BM + swizzle(r, k)]);
+          *reinterpret_cast<float4*>(&regM[(wm * TM + i) * 4]) =
+              *reinterpret_cast<const float4*>(&As[buf][4 * (kc * BM + swizzle(r))]);
         }
 #pragma unroll
-      for (int wn = 0; wn < WNITER; ++wn)
+      for (int kk = 0; kk < 4; ++kk) {
+        const int k = kc * 4 + kk;
 #pragma unroll
-        for (int j = 0; j < TN; j += 4)
-          *reinterpret_cast<float4*>(&regN[wn * TN + j]) = *reinterpret_cast<const float4*>(
-              &Bs[buf][k * BN + warpCol * WN + wn * T::WSUBN + threadCol * TN + j]);
+        for (int wn = 0; wn < WNITER; ++wn)
 #pragma unroll
-      for (int i = 0; i < T::WMITER * TM; ++i)
+          for (int j = 0; j < TN; j += 4)
+            *reinterpret_cast<float4*>(&regN[wn * TN + j]) = *reinterpret_cast<const float4*>(
+                &Bs[buf][k * BN + warpCol * WN + wn * T::WSUBN + threadCol * TN + j]);
 #pragma unroll
-        for (int j = 0; j < WNITER * TN; ++j) acc[i * WNITER * TN + j] += regM[i] * regN[j];
+        for (int i = 0; i < T::WMITER * TM; ++i)
+#pragma unroll
+          for (int j = 0; j < WNITER * TN; ++j)
+            acc[i * WNITER * TN + j] += regM[i * 4 + kk] * regN[j];
+      }
     }
   }
 
@@ -251,17 +269,21 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
   using T = Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES>;
   const dim3 block(T::kThreads);
   const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);
-  // One kernel per alignment of B; C's is a run-time flag, A's does not matter.
-  auto run = [&](auto alignedB) {
-    constexpr auto kernel =
-        sgemm_async_copy<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES, decltype(alignedB)::value>;
+  // One kernel per alignment of A and of B, decided per operand; C's is a run-time flag.
+  auto run = [&](auto alignedA, auto alignedB) {
+    constexpr auto kernel = sgemm_async_copy<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES,
+                                             decltype(alignedA)::value, decltype(alignedB)::value>;
     const cudaError_t err = allow_shared_bytes<kernel>(T::kSharedBytes);
     if (err != cudaSuccess) return err;
     kernel<<<grid, block, T::kSharedBytes, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
                                                      aligned16(C) && ldc % 4 == 0);
     return cudaGetLastError();
   };
-  return aligned16(B) && ldb % 4 == 0 ? run(std::true_type{}) : run(std::false_type{});
+  using Yes = std::true_type;
+  using No = std::false_type;
+  if (aligned16(A) && lda % 4 == 0)
+    return aligned16(B) && ldb % 4 == 0 ? run(Yes{}, Yes{}) : run(Yes{}, No{});
+  return aligned16(B) && ldb % 4 == 0 ? run(No{}, Yes{}) : run(No{}, No{});
 }
 
-}  // namespace sgemm::async_copy_transposed
+}  // namespace sgemm::async_copy_chunked
