@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,20 @@ class BrokenKernels : public GpuTest {
     return harness_->check(kernel, problem, mode, 7, "broken");
   }
   Kernel rung() { return harness_->kernel(rungs().back().number); }
+  // The last rung, called with its sizes or scalars changed first: a bug planted on purpose.
+  struct Call {
+    int M, N, K;
+    float alpha, beta;
+  };
+  Kernel broken(std::function<void(Call&)> change) {
+    return [real = rung(), change](int M, int N, int K, float alpha, const float* A, int lda,
+                                   const float* B, int ldb, float beta, float* C, int ldc,
+                                   cudaStream_t stream) {
+      Call c{M, N, K, alpha, beta};
+      change(c);
+      return real(c.M, c.N, c.K, c.alpha, A, lda, B, ldb, c.beta, C, ldc, stream);
+    };
+  }
   static constexpr CheckMode kModes[] = {CheckMode::exact, CheckMode::random};
 };
 
@@ -105,12 +120,7 @@ TEST_F(BrokenKernels, WritesNothing) {
 }
 
 TEST_F(BrokenKernels, DropsTheLastTerm) {
-  const Kernel real = rung();
-  const Kernel short_k = [real](int M, int N, int K, float alpha, const float* A, int lda,
-                                const float* B, int ldb, float beta, float* C, int ldc,
-                                cudaStream_t stream) {
-    return real(M, N, K - 1, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-  };
+  const Kernel short_k = broken([](Call& c) { c.K -= 1; });
   for (CheckMode mode : kModes) {
     SCOPED_TRACE(to_string(mode));
     EXPECT_FALSE(check(short_k, {{64, 64, 65}}, mode).pass());
@@ -124,12 +134,7 @@ TEST_F(BrokenKernels, DropsTheLastTerm) {
 class LongK : public BrokenKernels, public ::testing::WithParamInterface<Shape> {};
 
 TEST_P(LongK, CatchesAWrongBeta) {
-  const Kernel real = rung();
-  const Kernel half_beta = [real](int M, int N, int K, float alpha, const float* A, int lda,
-                                  const float* B, int ldb, float beta, float* C, int ldc,
-                                  cudaStream_t stream) {
-    return real(M, N, K, alpha, A, lda, B, ldb, beta == 0.7f ? 0.5f : beta, C, ldc, stream);
-  };
+  const Kernel half_beta = broken([](Call& c) { c.beta = c.beta == 0.7f ? 0.5f : c.beta; });
   const Problem p{GetParam(), 1.f, 0.7f};
   ASSERT_EQ(plan_checks(ChecksToRun::both, p.alpha, p.beta, p.shape.K).modes.front(),
             CheckMode::exact)
@@ -137,16 +142,11 @@ TEST_P(LongK, CatchesAWrongBeta) {
   const CheckReport report = check(half_beta, p, CheckMode::exact);
   EXPECT_FALSE(report.pass());
   EXPECT_GT(report.comparison.mismatches, p.shape.M * p.shape.N / 2) << report.summary();
-  EXPECT_TRUE(check(real, p, CheckMode::exact).pass()) << "the real rung must pass";
+  EXPECT_TRUE(check(rung(), p, CheckMode::exact).pass()) << "the real rung must pass";
 }
 
 TEST_P(LongK, CatchesADroppedTerm) {
-  const Kernel real = rung();
-  const Kernel short_k = [real](int M, int N, int K, float alpha, const float* A, int lda,
-                                const float* B, int ldb, float beta, float* C, int ldc,
-                                cudaStream_t stream) {
-    return real(M, N, K - 1, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-  };
+  const Kernel short_k = broken([](Call& c) { c.K -= 1; });
   const Problem p{GetParam(), 1.f, 0.7f};
   const CheckReport report = check(short_k, p, CheckMode::exact);
   EXPECT_FALSE(report.pass());
@@ -162,15 +162,9 @@ INSTANTIATE_TEST_SUITE_P(Checker, LongK,
 
 TEST_F(BrokenKernels, ReadsAAndBWhenAlphaIsZero) {
   // BLAS says alpha == 0 means A and B are not read; the harness poisons them with NaN, so a
-  // kernel that multiplies them by zero anyway gets NaN (0 * NaN).
-  const Kernel multiplies = [](int M, int N, int K, float, const float* A, int lda, const float* B,
-                               int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
-    // The last rung with alpha = 1e-30: it reads A and B, and the poison shows.
-    return launch(rungs().back().number, M, N, K, 1e-30f, A, lda, B, ldb, beta, C, ldc, stream) ==
-                   Status::ok
-               ? cudaSuccess
-               : cudaErrorUnknown;
-  };
+  // kernel that multiplies them by zero anyway gets NaN (0 * NaN). Here: the last rung with
+  // alpha = 1e-30, which reads A and B.
+  const Kernel multiplies = broken([](Call& c) { c.alpha = 1e-30f; });
   for (CheckMode mode : kModes) {
     SCOPED_TRACE(to_string(mode));
     for (float beta : {0.f, 0.5f}) {
@@ -182,12 +176,7 @@ TEST_F(BrokenKernels, ReadsAAndBWhenAlphaIsZero) {
 }
 
 TEST_F(BrokenKernels, WritesIntoThePadding) {
-  const Kernel real = rung();
-  const Kernel wide = [real](int M, int N, int K, float alpha, const float* A, int lda,
-                             const float* B, int ldb, float beta, float* C, int ldc,
-                             cudaStream_t stream) {
-    return real(M, N + 1, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);  // one column more
-  };
+  const Kernel wide = broken([](Call& c) { c.N += 1; });  // one column more
   for (CheckMode mode : kModes) {
     SCOPED_TRACE(to_string(mode));
     CheckReport report = check(wide, {{32, 20, 16, 0, 21, 21}}, mode);
@@ -199,12 +188,7 @@ TEST_F(BrokenKernels, WritesIntoThePadding) {
 
 TEST_F(BrokenKernels, ReadsCWhenBetaIsZero) {
   // BLAS says beta == 0 means C is not read; a kernel that reads it anyway picks up the poison.
-  const Kernel real = rung();
-  const Kernel reads_c = [real](int M, int N, int K, float alpha, const float* A, int lda,
-                                const float* B, int ldb, float beta, float* C, int ldc,
-                                cudaStream_t stream) {
-    return real(M, N, K, alpha, A, lda, B, ldb, beta == 0.f ? 1.f : beta, C, ldc, stream);
-  };
+  const Kernel reads_c = broken([](Call& c) { c.beta = c.beta == 0.f ? 1.f : c.beta; });
   for (CheckMode mode : kModes) {
     SCOPED_TRACE(to_string(mode));
     CheckReport report = check(reads_c, {{40, 40, 40}}, mode);
