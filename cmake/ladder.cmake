@@ -5,6 +5,8 @@
 #   SGEMM_RUNG_NAMES      naive;coalesced;...
 #   SGEMM_RUNG_STEMS      01_naive;02_coalesced;...     NN_name: file, doc and test names
 #   SGEMM_KERNEL_SOURCES  <root>/kernels/01_naive.cu;... absolute paths
+#   SGEMM_SM90A_SOURCES   those of them whose file has the line "// Needs: sm_90a" (Hopper's
+#                         architecture-specific target; CMakeLists.txt builds them apart)
 # Iterate over rungs with foreach(number name IN ZIP_LISTS SGEMM_RUNG_NUMBERS SGEMM_RUNG_NAMES).
 cmake_path(GET CMAKE_CURRENT_LIST_DIR PARENT_PATH _sgemm_root)
 set(_sgemm_list ${_sgemm_root}/kernels/ladder.inc)
@@ -15,6 +17,7 @@ set(SGEMM_RUNG_NUMBERS "")
 set(SGEMM_RUNG_NAMES "")
 set(SGEMM_RUNG_STEMS "")
 set(SGEMM_KERNEL_SOURCES "")
+set(SGEMM_SM90A_SOURCES "")
 foreach(_sgemm_line IN LISTS _sgemm_lines)
   if(NOT _sgemm_line MATCHES "^RUNG\\(([0-9]+), *([a-z0-9_]+),")
     message(FATAL_ERROR "kernels/ladder.inc: cannot read '${_sgemm_line}'")
@@ -32,4 +35,8 @@ foreach(_sgemm_line IN LISTS _sgemm_lines)
   list(APPEND SGEMM_RUNG_NAMES ${CMAKE_MATCH_2})
   list(APPEND SGEMM_RUNG_STEMS ${_sgemm_stem})
   list(APPEND SGEMM_KERNEL_SOURCES ${_sgemm_source})
+  file(STRINGS ${_sgemm_source} _sgemm_needs REGEX "^// Needs: sm_90a" LIMIT_COUNT 1)
+  if(_sgemm_needs)
+    list(APPEND SGEMM_SM90A_SOURCES ${_sgemm_source})
+  endif()
 endforeach()

@@ -102,6 +102,38 @@ Resource usage:
   REG:92 STACK:8 SHARED:9216 LOCAL:0 CONSTANT[0]:588 TEXTURE:0 SURFACE:0 SAMPLER:0
 """
 
+# An sm_90a kernel as cuobjdump 12 shows it: -sass says sm_90, -res-usage says sm_90a. ptxas
+# puts the retry of an mbarrier wait out of line, after the last EXIT, from where it jumps
+# back into the loop: not a loop of its own.
+SASS_90A = """
+\tcode for sm_90
+\t\tFunction : _ZN5sgemm15tma_specialized21sgemm_tma_specializedEv
+        /*0000*/                   S2R R0, SR_TID.X ;
+        /*0010*/                   SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4], R2 ;
+        /*0020*/              @!P0 BRA 0x90 ;
+        /*0030*/                   LDS.128 R4, [R0] ;
+        /*0040*/                   FFMA R8, R4, R5, R8 ;
+        /*0050*/                   SYNCS.ARRIVE.TRANS64.A1T0 RZ, [UR5], RZ ;
+        /*0060*/               @P1 BRA 0x10 ;
+        /*0070*/                   STG.E desc[UR8][R2.64], R8 ;
+        /*0080*/                   EXIT ;
+        /*0090*/                   SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4], R2 ;
+        /*00a0*/              @!P0 BRA 0x90 ;
+        /*00b0*/                   BRA 0x30 ;
+        /*00c0*/                   BRA 0xc0;
+"""
+RES_USAGE_90A = """
+arch = sm_90a
+ Function _ZN5sgemm15tma_specialized21sgemm_tma_specializedEv:
+  REG:168 STACK:0 SHARED:1088 LOCAL:0 CONSTANT[0]:917 TEXTURE:0 SURFACE:0 SAMPLER:0
+arch = sm_90
+ Function _ZN5sgemm10vectorized16sgemm_vectorizedILb1EEEviiifPKfiS3_ifPfi:
+  REG:92 STACK:8 SHARED:9216 LOCAL:0 CONSTANT[0]:588 TEXTURE:0 SURFACE:0 SAMPLER:0
+arch = sm_90a
+ Function _ZN5sgemm10vectorized16sgemm_vectorizedILb1EEEviiifPKfiS3_ifPfi:
+  REG:90 STACK:0 SHARED:9216 LOCAL:0 CONSTANT[0]:588 TEXTURE:0 SURFACE:0 SAMPLER:0
+"""
+
 
 class Sass(unittest.TestCase):
     def setUp(self):
@@ -134,6 +166,23 @@ class Sass(unittest.TestCase):
         self.assertEqual(usage[("sm_90", self.name)],
                          {"registers": 92, "stack_bytes": 8, "shared_bytes": 9216,
                           "local_bytes": 0})
+
+    def test_out_of_line_code_after_exit_makes_no_loop(self):
+        [(arch, name, instructions)] = sass.parse_sass(SASS_90A)
+        self.assertEqual(sass.loops(instructions), [(0x10, 0x60)])
+        whole, hot, loops = sass.analyse(instructions)
+        self.assertEqual((hot["start"], hot["end"]), ("0x0010", "0x0060"))
+        self.assertEqual((hot["counts"]["SYNCS"], hot["counts"]["FFMA"]), (2, 1))
+        self.assertEqual(whole["SYNCS"], 3)
+
+    def test_resources_of_an_arch_specific_cubin(self):
+        usage = sass.parse_res_usage(RES_USAGE_90A)
+        [(arch, name, _)] = sass.parse_sass(SASS_90A)
+        self.assertEqual(usage[(arch, name)], usage[("sm_90a", name)])  # found as -sass names it
+        self.assertEqual(usage[(arch, name)]["registers"], 168)
+        # a kernel built for both keeps its own sm_90 entry
+        self.assertEqual(usage[("sm_90", self.name)]["registers"], 92)
+        self.assertEqual(usage[("sm_90a", self.name)]["registers"], 90)
 
     def test_names(self):
         r = ladder.Rung(6, "vectorized", "")

@@ -1,9 +1,10 @@
 """SASS as text from cuobjdump, read into instructions and resources, and counted.
 
 Counts: FFMA and every other opcode base; LDS/LDG/STS/... also by access width in bits (LDS.32
-is plain `LDS` in SASS, LDS.128 is `LDS.128` or `LDS.U.128`). A loop is a backward branch;
-the main loop is the loop whose body holds the most FFMA, the innermost one on a tie.
-Counts are static: one pass through the code as written.
+is plain `LDS` in SASS, LDS.128 is `LDS.128` or `LDS.U.128`). A loop is a backward branch,
+except from the out-of-line code after the kernel's last EXIT; the main loop is the loop whose
+body holds the most FFMA, the innermost one on a tie. Counts are static: one pass through the
+code as written.
 """
 import re
 from collections import Counter
@@ -61,6 +62,10 @@ def parse_res_usage(text):
             continue
         if name and "REG:" in line:
             out[(arch, name)] = {RESOURCES[k]: int(v) for k, v in _RES_VALUE.findall(line)}
+            # cuobjdump 12 lists an architecture-specific cubin (sm_90a) as 'sm_90' in -sass
+            # and as 'sm_90a' here: also under the plain name, unless that has its own entry.
+            if arch and arch[-1] in "af":
+                out.setdefault((arch[:-1], name), out[(arch, name)])
             name = None
     return out
 
@@ -92,9 +97,15 @@ _TARGET = re.compile(r"0x([0-9a-f]+)\s*$")
 
 def loops(instructions):
     """[(start, end)] address ranges of loops: a backward branch from `end` to `start`.
-    Back edges to the same start make one loop."""
+    Back edges to the same start make one loop. ptxas places slow paths out of line, after
+    the last EXIT (a wait's retry: try again, then jump back into the loop); their jumps
+    back are not loops, and their address ranges would swallow the rest of the kernel."""
+    exits = [address for address, opcode, _ in instructions if opcode.split(".")[0] == "EXIT"]
+    last_exit = max(exits, default=float("inf"))
     found = {}
     for address, opcode, operands in instructions:
+        if address > last_exit:
+            break
         m = _TARGET.search(operands)
         if opcode.split(".")[0] == "BRA" and m and int(m[1], 16) < address:
             start = int(m[1], 16)

@@ -8,7 +8,8 @@ sass.analyse.
 from .kernel_names import short_labels
 
 COLUMNS = ["instructions", "FFMA", "LDS.32", "LDS.64", "LDS.128", "LDG.32", "LDG.64", "LDG.128",
-           "STS.32", "STS.64", "STS.128", "BAR", "LDL", "STL", "LDGSTS"]
+           "STS.32", "STS.64", "STS.128", "BAR", "LDL", "STL", "LDGSTS", "UTMALDG", "SYNCS",
+           "USETMAXREG"]
 ALWAYS = {"instructions", "FFMA", "LDS.32", "LDS.128", "LDG.32", "LDG.128", "STS.32", "BAR",
           "LDL", "STL"}  # shown even when every count is 0; the others only when one is not
 
