@@ -23,6 +23,9 @@ const std::vector<NamedShape>& nonsquare_shapes() {
       {"tall-skinny", 16384, 512, 4096},  // few columns of C: few tiles along N
       {"small-K", 8192, 8192, 128},       // a rank-128 update: little reuse per element of C
       {"large-K", 1024, 1024, 65536},     // few tiles of C, a long loop over K each
+      {"skinny-N", 4096, 256, 4096},      // 32 tiles of 128 x 256: a quarter of 132 SMs
+      {"skinny-M", 256, 4096, 4096},      // the same, turned
+      {"unaligned", 4095, 4097, 4093},    // no leading dimension a multiple of 16 bytes
   };
   return shapes;
 }

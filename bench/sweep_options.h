@@ -19,7 +19,7 @@ struct NamedShape {
 
 // Square 128 .. 16384: powers of two and sizes that are not (edges, partial tiles).
 const std::vector<NamedShape>& square_shapes();
-// Wide, tall-skinny, small-K and large-K problems.
+// Wide, tall-skinny, small-K, large-K, skinny and unaligned problems.
 const std::vector<NamedShape>& nonsquare_shapes();
 // "512x16384x4096=wide,...": the kinds of the non-square problems, for the JSON's context
 // (scripts/plot labels its bars with them).

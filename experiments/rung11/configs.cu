@@ -1,0 +1,35 @@
+// Candidates for scripts/autotune --extra: every tile of rung 11's table with 1, 2, 4 and 8
+// slices of K, so that the table's rates (one SM's GFLOP/s, a block's fixed cost) and the
+// slices' sum can be read off measurements. See experiments/rung11/README.md.
+#include <string>
+
+#include "autotune.h"
+
+namespace sgemm::every_shape {
+cudaError_t launch_config(int config, int slices, int M, int N, int K, float alpha, const float* A,
+                          int lda, const float* B, int ldb, float beta, float* C, int ldc,
+                          cudaStream_t stream);
+}
+
+namespace {
+
+sgemm::Kernel fixed(int config, int slices) {
+  return [config, slices](int M, int N, int K, float alpha, const float* A, int lda, const float* B,
+                          int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+    return sgemm::every_shape::launch_config(config, slices, M, N, K, alpha, A, lda, B, ldb, beta,
+                                             C, ldc, stream);
+  };
+}
+
+const char* const kTiles[] = {"128x256", "128x128"};
+
+const bool registered = [] {
+  for (int config = 0; config < 2; ++config)
+    for (int slices : {1, 2, 4, 8})
+      sgemm::autotune::candidates().push_back(
+          {11, std::string("tile ") + kTiles[config] + " slices " + std::to_string(slices),
+           fixed(config, slices)});
+  return true;
+}();
+
+}  // namespace
