@@ -514,16 +514,19 @@ struct Config {
   TileLauncher run;
 };
 
-// The table. Measured on an H100 by scripts/autotune (results/h100/experiments/, see
-// docs/11_every_shape.md): rung 10's tile, and a tile of half the columns whose eight consumer
-// warps each own 32 x 64 of C.            BM   BN  BK  WM  WN WNITER TM TN STAGES
+// The table, fitted to the measurements of every tile with 1, 2, 4 and 8 slices on 7 shapes
+// (experiments/rung11: configs.cu measured by scripts/autotune, fit_table.py; NVIDIA H200,
+// 2026-11-21, results/h200/experiments/rung11_configs_*.csv): rung 10's tile, and a tile of
+// half the columns whose eight consumer warps own 32 x 64 of C each: slower per SM, but
+// cheaper to start and twice as many blocks.
+//                                         BM   BN  BK  WM  WN WNITER TM TN STAGES
 constexpr Config kConfigs[] = {
-    {128, 256, 32, 372, 4, &launch_tile<128, 256, 32, 64, 64, 4, 4, 4, 4>},
-    {128, 128, 32, 300, 3, &launch_tile<128, 128, 32, 32, 64, 4, 4, 4, 4>},
+    {128, 256, 32, 395, 16, &launch_tile<128, 256, 32, 64, 64, 4, 4, 4, 4>},
+    {128, 128, 32, 350, 3, &launch_tile<128, 128, 32, 32, 64, 4, 4, 4, 4>},
 };
 constexpr int kSliceCounts[] = {1, 2, 3, 4, 6, 8, 12, 16};  // the splits of K considered
-constexpr double kSumMicros = 3;                            // the sum's launch and tail
-constexpr double kSumBytesPerMicro = 2.5e6;     // its rate through device memory (2.5 TB/s)
+constexpr double kSumMicros = 6;                            // the sum's launch and tail
+constexpr double kSumBytesPerMicro = 3e6;       // its rate through device memory (3 TB/s)
 constexpr double kWorkspaceLimit = 1ull << 30;  // at most 1 GiB of slices
 
 // How one problem runs: a tile, and K cut into `slices` of kSlice (a multiple of BK).

@@ -27,7 +27,10 @@ Measurement row(bool checked, bool pass, const std::string& text) {
 
 // The rows of the JSON write_json writes, read back.
 nlohmann::json results_of(const std::vector<Measurement>& rows) {
-  const std::string path = ::testing::TempDir() + "sgemm_report_test.json";
+  // One file per test: ctest runs the tests as parallel processes.
+  const std::string path = ::testing::TempDir() + "sgemm_report_test_" +
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                           ".json";
   write_json(path, GpuInfo{}, rows);
   std::ifstream in(path);
   return nlohmann::json::parse(in).at("results");
