@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""A CPU model of rung 9's index arithmetic, written by hand from kernels/09_async_copy.cu
-(design b) and experiments/rung09/transposed_as.cuh (design a). No GPU needed.
+"""A CPU model of rung 9's index arithmetic, written by hand from design (a), kernels/09_async_copy.cu
+(the rung), and design (b), experiments/rung09/chunked_as.cuh. No GPU needed.
 
   python3 experiments/rung09/check_index_maps.py          # about a minute
 
