@@ -17,9 +17,12 @@
 // that predicts each (tile, slices) pair's time from waves of blocks, K per slice and the cost
 // of the sum, and takes the fastest. docs/11_every_shape.md shows the table and the rules.
 //
-// TMA needs A and B 16-byte aligned with lda and ldb multiples of 4; otherwise the launcher
-// runs rung 9 (sgemm::async_copy::launch), unsplit. The kernel is sm_90a code: on a GPU that
-// is not compute capability 9.0 the launcher returns cudaErrorNoKernelImageForDevice.
+// TMA needs A and B 16-byte aligned with lda and ldb multiples of 4. Rung 10 ran rung 9 for
+// the others (74-80% of cuBLAS at 4097^3 on an H100, against 94% at 4096^3); now an operand
+// TMA cannot read is first copied, in one pass, into the workspace with rows 16 bytes apart,
+// and every shape gets the same kernel, tiles and slices. Only where that copy would pass the
+// workspace limit does rung 9 still run. The kernel is sm_90a code: on a GPU that is not
+// compute capability 9.0 the launcher returns cudaErrorNoKernelImageForDevice.
 // Needs: sm_90a   (cmake/ladder.cmake finds this line: CMakeLists.txt builds the file for it)
 #include <cuda.h>          // CUtensorMap and its enums (types only: libcuda is not linked)
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
@@ -586,10 +589,70 @@ cudaError_t run(const Plan& plan, int M, int N, int K, float alpha, const float*
   return err != cudaSuccess ? err : freed;
 }
 
-// A tensor map needs a 16-byte aligned base and rows a multiple of 16 bytes apart. Where A's
-// or B's are not, rung 9 runs instead, unsplit.
-bool tma_can_read(const float* A, int lda, const float* B, int ldb) {
-  return aligned16(A) && aligned16(B) && lda % 4 == 0 && ldb % 4 == 0;
+// A tensor map needs a 16-byte aligned base and rows a multiple of 16 bytes apart.
+bool tma_can_read(const float* X, int ld) { return aligned16(X) && ld % 4 == 0; }
+
+// Copies the rows x cols matrix X (leading dimension ld) to P, whose leading dimension ldP is
+// a multiple of 4, so that TMA can read it. P's padding columns stay unwritten: a tensor map
+// of cols columns never reads them.
+__global__ void pack(int rows, int cols, const float* X, int ld, float* P, int ldP) {
+  const long long count = static_cast<long long>(rows) * cols;
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < count;
+       e += static_cast<long long>(gridDim.x) * blockDim.x)
+    P[e / cols * ldP + e % cols] = X[e / cols * ld + e % cols];
+}
+
+// An operand TMA can read: the caller's matrix, or a packed copy of it in the workspace.
+struct Readable {
+  const float* X;
+  int ld;
+  float* packed = nullptr;  // to give back to the pool once the launches are queued
+};
+
+// Where TMA cannot read X (a pointer not 16-byte aligned, a leading dimension not a multiple
+// of 4), a copy with rows 16 bytes apart takes its place: one pass over the matrix, a few
+// percent of the time of the product, so that unaligned shapes get the same kernel, tiles and
+// slices as aligned ones (rung 10 ran rung 9 for them). Returns cudaErrorMemoryAllocation
+// when the copy would exceed the workspace limit.
+cudaError_t readable(const float* X, int rows, int cols, int ld, cudaStream_t stream,
+                     Readable* out) {
+  *out = {X, ld};
+  if (tma_can_read(X, ld)) return cudaSuccess;
+  const int ldP = (cols + 3) / 4 * 4;
+  const double bytes = static_cast<double>(rows) * ldP * sizeof(float);
+  if (bytes > kWorkspaceLimit) return cudaErrorMemoryAllocation;
+  cudaMemPool_t pool = nullptr;
+  cudaError_t err = workspace_pool(&pool);
+  if (err == cudaSuccess)
+    err = cudaMallocFromPoolAsync(reinterpret_cast<void**>(&out->packed),
+                                  static_cast<size_t>(bytes), pool, stream);
+  if (err != cudaSuccess) return err;
+  const long long blocks =
+      std::min<long long>((static_cast<long long>(rows) * cols + 255) / 256, 4096);
+  pack<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(rows, cols, X, ld, out->packed, ldP);
+  *out = {out->packed, ldP, out->packed};
+  return cudaGetLastError();
+}
+
+// Runs `plan` on operands TMA can read, packing those it cannot, then gives the copies back.
+// Where a copy would be too large, rung 9 runs instead, unsplit.
+cudaError_t run_readable(const Plan& plan, int M, int N, int K, float alpha, const float* A,
+                         int lda, const float* B, int ldb, float beta, float* C, int ldc,
+                         cudaStream_t stream) {
+  Readable a, b;
+  cudaError_t err = readable(A, M, K, lda, stream, &a);
+  if (err == cudaSuccess) err = readable(B, K, N, ldb, stream, &b);
+  if (err == cudaSuccess) {
+    err = run(plan, M, N, K, alpha, a.X, a.ld, b.X, b.ld, beta, C, ldc, stream);
+  } else if (err == cudaErrorMemoryAllocation) {  // no room for a copy: rung 9, unsplit
+    cudaGetLastError();  // the pool's refusal is answered here, not by a later launch check
+    err = async_copy::launch(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+  }
+  for (float* packed : {a.packed, b.packed}) {
+    const cudaError_t freed = packed ? cudaFreeAsync(packed, stream) : cudaSuccess;
+    if (err == cudaSuccess) err = freed;
+  }
+  return err;
 }
 
 // For scripts/autotune, which measures the table's rates: tile `config` of the table with K
@@ -601,25 +664,21 @@ cudaError_t launch_config(int config, int slices, int M, int N, int K, float alp
   if (config < 0 || config >= kCount || slices < 1) return cudaErrorInvalidValue;
   cudaError_t err = require_sm90();
   if (err != cudaSuccess) return err;
-  if (!tma_can_read(A, lda, B, ldb))
-    return async_copy::launch(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
   Plan plan;
   plan.config = &kConfigs[config];
   plan.kSlice = (K + slices * plan.config->BK - 1) / (slices * plan.config->BK) * plan.config->BK;
   plan.slices = (K + plan.kSlice - 1) / plan.kSlice;
-  return run(plan, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+  return run_readable(plan, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
 }
 
 cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                    int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
   cudaError_t err = require_sm90();
   if (err != cudaSuccess) return err;
-  if (!tma_can_read(A, lda, B, ldb))
-    return async_copy::launch(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
   int sms = 0;
   err = multiprocessors(&sms);
   if (err != cudaSuccess) return err;
-  return run(choose(M, N, K, sms), M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+  return run_readable(choose(M, N, K, sms), M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
 }
 
 }  // namespace sgemm::every_shape
