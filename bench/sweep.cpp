@@ -69,11 +69,14 @@ void Sweep::run(benchmark::State& state, int rung, const Shape& shape) {
   if (state.error_occurred()) return;
   record(rung, m.problem, m.timing);
 
-  state.SetLabel(label);
+  // A rung's label names the reference its % is of: "vs cublas_tf32: exact PASS, random PASS".
+  state.SetLabel(runnable.reference ? label : "vs " + m.reference + ": " + label);
   state.counters["GFLOP/s"] = m.gflops();
   if (!runnable.reference) {
-    state.counters["cublas_GFLOP/s"] = m.cublas_gflops();
-    state.counters["pct_of_cublas"] = m.percent_of_cublas();
+    // Of the rung's reference (its precision class: scripts/ladder.py REFERENCES), which the
+    // label names too.
+    state.counters["reference_GFLOP/s"] = m.reference_gflops();
+    state.counters["pct_of_reference"] = m.percent_of_reference();
   }
   state.counters["M"] = shape.M;
   state.counters["N"] = shape.N;

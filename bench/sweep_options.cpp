@@ -129,13 +129,12 @@ SweepParseResult parse_sweep_args(int* argc, char** argv) {
         for (const Runnable& r : runnables()) o.rungs.push_back(r.number);
         continue;
       }
-      const bool number = !part.empty() && part.size() < 6 &&
-                          part.find_first_not_of("0123456789") == std::string::npos;
-      if (!number || !find_runnable(std::stoi(part)))
-        throw CLI::ValidationError("--rungs", "unknown rung '" + part +
-                                                  "': rungs are 0 (cuBLAS) to " +
-                                                  std::to_string(runnables().back().number));
-      o.rungs.push_back(std::stoi(part));
+      const Runnable* found = find_runnable(part);
+      if (!found)
+        throw CLI::ValidationError("--rungs", "unknown rung '" + part + "': rungs are 1 to " +
+                                                  std::to_string(runnables().back().number) +
+                                                  " or their names, cublas (0), cublas_tf32 (-1)");
+      o.rungs.push_back(found->number);
     }
     // Ladder order, references first: each shape's cuBLAS benchmark comes before its rungs.
     std::sort(o.rungs.begin(), o.rungs.end());

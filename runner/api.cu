@@ -7,7 +7,7 @@
 #include "sgemm.h"
 
 // Each kernel file defines sgemm::<name>::launch with this BLAS-like signature.
-#define RUNG(number, name, summary)                                                             \
+#define RUNG(number, name, precision, summary)                                                  \
   namespace sgemm::name {                                                                       \
   cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B, \
                      int ldb, float beta, float* C, int ldc, cudaStream_t stream);              \
@@ -28,7 +28,8 @@ struct Entry {
 
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> table = {
-#define RUNG(number, name, summary) {{number, #name, summary}, &sgemm::name::launch},
+#define RUNG(number, name, precision, summary) \
+  {{number, #name, summary, Precision::precision}, &sgemm::name::launch},
 #include "ladder.inc"
 #undef RUNG
   };
@@ -88,6 +89,18 @@ cudaError_t launch_scale_c(int M, int N, float beta, float* C, int ldc, cudaStre
   return cudaGetLastError();
 }
 
+// The current device's compute capability, "8.0", or "unknown".
+std::string compute_capability() {
+  int device = 0, major = 0, minor = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
+    cudaGetLastError();
+    return "unknown";
+  }
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
 }  // namespace
 
 const std::vector<RungInfo>& rungs() {
@@ -114,6 +127,10 @@ static std::string numbered(const RungInfo& rung, const char* dir, const char* e
 std::string kernel_file(const RungInfo& rung) { return numbered(rung, "kernels", "cu"); }
 std::string doc_file(const RungInfo& rung) { return numbered(rung, "docs", "md"); }
 
+const char* to_string(Precision precision) {
+  return precision == Precision::tf32 ? "tf32" : "fp32";
+}
+
 const char* to_string(Status status) {
   switch (status) {
     case Status::ok:
@@ -128,6 +145,8 @@ const char* to_string(Status status) {
       return "bad pointer";
     case Status::too_large:
       return "problem too large";
+    case Status::unsupported_gpu:
+      return "unsupported GPU";
     case Status::cuda_error:
       return "CUDA error";
   }
@@ -184,6 +203,14 @@ Status launch(int rung, int M, int N, int K, float alpha, const float* A, int ld
     if (e.info.number != rung) continue;
     cudaError_t err = alpha == 0.f ? launch_scale_c(M, N, beta, C, ldc, stream)
                                    : e.launch(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    if (err == cudaErrorNoKernelImageForDevice) {
+      // The sm_90a rungs return it on a GPU that is not a Hopper.
+      if (why)
+        *why = say("rung %lld has no kernel for this GPU (compute capability ", rung) +
+               compute_capability() +
+               "): it is Hopper-only (sm_90a) code, or the build left out this architecture";
+      return Status::unsupported_gpu;
+    }
     if (err != cudaSuccess) {
       if (why) *why = std::string("rung launch failed: ") + cudaGetErrorString(err);
       return Status::cuda_error;

@@ -49,8 +49,9 @@ void write_csv(const std::string& path, const std::vector<Measurement>& rows) {
   for (const Measurement& m : rows) {
     const Shape& s = m.problem.shape;
     csv << m.rung << ",\"" << m.variant << "\"," << s.M << "," << s.N << "," << s.K << ","
-        << (m.pass ? "PASS" : "FAIL") << "," << m.timing.median_ms << "," << m.cublas.median_ms
-        << "," << m.gflops() << "," << m.percent_of_cublas() << "\n";
+        << (m.pass ? "PASS" : "FAIL") << "," << m.timing.median_ms << ","
+        << m.reference_timing.median_ms << "," << m.gflops() << "," << m.percent_of_reference()
+        << "\n";
   }
   if (!csv) throw Error("cannot write " + path);
 }
@@ -80,7 +81,7 @@ int run(const Args& a) {
       std::printf("[%3zu/%zu] rung %d %-48s %s %s %8.0f GFLOP/s %6.1f%% of cuBLAS\n", i + 1,
                   all.size(), c.rung, c.params.c_str(), shape.str().c_str(),
                   timed.pass ? "PASS" : timed.check_text.c_str(), timed.gflops(),
-                  timed.percent_of_cublas());
+                  timed.percent_of_reference());
       std::fflush(stdout);
       results.push_back(timed);
     }
@@ -99,7 +100,7 @@ int run(const Args& a) {
     if (!m.pass || std::count(shown.begin(), shown.end(), m.rung)) continue;
     shown.push_back(m.rung);
     std::printf("  rung %d: %s at %s  %.0f GFLOP/s, %.1f%% of cuBLAS\n", m.rung, m.variant.c_str(),
-                m.problem.shape.str().c_str(), m.gflops(), m.percent_of_cublas());
+                m.problem.shape.str().c_str(), m.gflops(), m.percent_of_reference());
   }
   std::printf("results: %s, %s\n", r.json_path.c_str(), a.csv.c_str());
   return any_failed ? 1 : 0;

@@ -80,12 +80,18 @@ CheckPlan plan_checks(ChecksToRun requested, float alpha, float beta, int K) {
   return plan;
 }
 
-double random_tolerance(int K) {
+double random_tolerance(int K, Precision precision) {
   // Each of the two computations (ours, the reference) rounds at most K + 2 times per
   // element. The worst case is (K + 2) u |magnitude| each; rounding errors of random data
   // behave like a random walk, so we use sqrt(K) instead of K, with a factor of 2 for the
   // two computations and a floor of 4 roundings for the alpha/beta epilogue.
-  return (2.0 * std::sqrt(static_cast<double>(K)) + 4.0) * kFp32Unit;
+  const double sums = (2.0 * std::sqrt(static_cast<double>(K)) + 4.0) * kFp32Unit;
+  if (precision == Precision::fp32) return sums;
+  // TF32 inputs: a and b each lose up to 2 u_tf32 (truncation; rounding loses half that), so
+  // a product errs by up to 2 * 2 u_tf32 |a||b| and a sum of them by that much of the
+  // magnitude, whatever K. Worst case, not a random walk: the errors of truncation lean one
+  // way. Twice again for the two computations.
+  return sums + 2.0 * 2.0 * (2.0 * kTf32Unit);
 }
 
 namespace {
@@ -98,7 +104,7 @@ struct Expectation {
 // One element of `r`; `exact_scalars` is exact_epilogue(alpha, beta, K).
 Expectation expectation(const Reference& r, size_t at, bool exact_scalars) {
   if (r.mode == CheckMode::random && r.alpha != 0.f)
-    return {double(r.expected[at]), random_tolerance(r.K) * double(r.magnitude[at])};
+    return {double(r.expected[at]), random_tolerance(r.K, r.precision) * double(r.magnitude[at])};
   // alpha * sum + beta * C0 in FP64, where both products are exact; the terms BLAS does not
   // read (A and B when alpha == 0, C0 when beta == 0) take no part, so NaN there cannot leak.
   const double product = r.alpha == 0.f ? 0.0 : double(r.alpha) * r.sum[at];

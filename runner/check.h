@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "sgemm.h"  // Precision
+
 namespace sgemm {
 
 enum class CheckMode {
@@ -30,6 +32,10 @@ struct Shape {
 
 // The unit roundoff of FP32, 2^-24.
 constexpr double kFp32Unit = 1.0 / 16777216.0;
+
+// The unit roundoff of TF32 (10 stored mantissa bits), 2^-11. Converting FP32 to TF32 by
+// truncation, as tensor cores do with raw FP32 bits, errs by up to twice that.
+constexpr double kTf32Unit = 1.0 / 2048.0;
 
 // Exact-mode inputs are whole numbers in [-kExactInputMax, kExactInputMax].
 constexpr int kExactInputMax = 2;
@@ -56,9 +62,13 @@ bool exact_epilogue(float alpha, float beta, int K);
 // |beta * C0|). Three roundings at most (alpha*sum, beta*C0, their sum; fewer with FMA).
 constexpr double kEpilogueRoundings = 3;
 
-// Random mode: |got - expected| <= random_tolerance(K) * magnitude, where magnitude is
-// |alpha| * sum_k |A[i][k]| |B[k][j]| + |beta| |C0[i][j]| for that element.
-double random_tolerance(int K);
+// Random mode: |got - expected| <= random_tolerance(K, precision) * magnitude, where
+// magnitude is |alpha| * sum_k |A[i][k]| |B[k][j]| + |beta| |C0[i][j]| for that element and
+// expected comes from the cuBLAS of the same precision class.
+//   fp32: (2 sqrt(K) + 4) u, u = 2^-24: the rounding of the sums, twice (ours, cuBLAS's).
+//   tf32: that plus 2 * 2 * (2 u_tf32): each product of inputs converted to TF32 (rounded or
+//         truncated) errs by up to 2 * 2 u_tf32 of |a||b|, in ours and in cuBLAS's.
+double random_tolerance(int K, Precision precision = Precision::fp32);
 
 // What a result is compared with, element by element, all M x N with leading dimension ldc.
 //   exact mode:  expected = alpha * sum + beta * c0, computed in FP64 from the exact sum.
@@ -67,6 +77,7 @@ double random_tolerance(int K);
 // expected = beta * c0, and with beta == 0 as well, exactly 0. With beta == 0, c0 is not used.
 struct Reference {
   CheckMode mode = CheckMode::exact;
+  Precision precision = Precision::fp32;  // random mode's tolerance; exact mode is exact for both
   int K = 1;
   float alpha = 1.f, beta = 0.f;
   const float* sum = nullptr;        // exact mode: sum_k A[i][k] B[k][j] (exact)

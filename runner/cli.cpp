@@ -16,18 +16,18 @@ namespace {
 std::string runnables_text() {
   std::string text;
   for (const Runnable& r : runnables())
-    text += "  " + std::to_string(r.number) + "  " + r.name + "  " + r.summary + "\n";
+    text += "  " + std::to_string(r.number) + "  " + r.name + "  [" + to_string(r.precision) +
+            "]  " + r.summary + "\n";
   return text;
 }
 
 int rung_number(const std::string& text) {
-  const Runnable* found = nullptr;
-  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos && text.size() < 6)
-    found = find_runnable(std::stoi(text));
+  const Runnable* found = find_runnable(text);
   if (!found)
-    throw CLI::ValidationError("RUNG", "unknown rung '" + text + "': rungs are 0 (cuBLAS) to " +
+    throw CLI::ValidationError("RUNG", "unknown rung '" + text + "': rungs are 1 to " +
                                            std::to_string(runnables().back().number) +
-                                           ", or all (see --list)");
+                                           " or their names, cublas (0), cublas_tf32 (-1), or "
+                                           "all (see --list)");
   return found->number;
 }
 
@@ -38,13 +38,17 @@ ParseResult parse_args(const std::vector<std::string>& args) {
   Options& o = result.options;
   CLI::App app(
       "Validates rungs against cuBLAS (exact and random checks, docs/00_method.md), then times\n"
-      "each in turn with cuBLAS. RUNG 0 is cuBLAS alone; `all` runs every rung and ends with a\n"
-      "summary table. Exits non-zero if any check fails.",
+      "each in turn with the cuBLAS of its precision class: SGEMM for fp32 rungs, TF32 for\n"
+      "tf32 rungs. RUNG 0 is cuBLAS SGEMM alone, -1 (cublas_tf32) cuBLAS TF32; `all` runs\n"
+      "every rung and ends with a summary table. Exits non-zero if any check fails.",
       "sgemm");
   app.footer("rungs:\n" + runnables_text());
   std::vector<std::string> positional;
-  app.add_option("RUNG", positional, "rung numbers, or all")->type_name("RUNG|all");
+  app.add_option("RUNG", positional, "rung numbers or names, or all")->type_name("RUNG|all");
   app.add_flag("--list", o.list, "list the rungs and exit");
+  app.add_flag("--accuracy", o.accuracy,
+               "after timing, measure each result's error against FP64 (cuBLAS DGEMM) on\n"
+               "uniform and wide-range inputs, with both cuBLAS references' on the same inputs");
   CommonOptions common(app, o.run);
   app.callback([&] {
     if (o.list) return;

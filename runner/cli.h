@@ -11,6 +11,7 @@ namespace sgemm {
 struct Options {
   std::vector<int> rungs;  // what to run, in order (numbers of runnables(): 0 is cuBLAS)
   bool all = false;        // `sgemm all`: every rung, then a summary table
+  bool accuracy = false;   // --accuracy: errors against FP64 too
   RunOptions run;          // the flags every program shares
   bool list = false;
 };

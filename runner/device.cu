@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -176,6 +177,9 @@ __global__ void fill_matrix_kernel(float* m, int rows, int cols, int ld, Fill fi
       m[i] = NAN;
     else if (fill == Fill::whole_numbers)
       m[i] = static_cast<float>(static_cast<int>(h % (2 * kExactInputMax + 1)) - kExactInputMax);
+    else if (fill == Fill::wide_range)  // 24 random bits -> e in [-10, 10); the lowest, the sign
+      m[i] = copysignf(exp2f(static_cast<float>(h >> 40) * (20.0f / 16777216.0f) - 10.0f),
+                       (h & 1) ? -1.0f : 1.0f);
     else  // 24 random bits -> [-1, 1)
       m[i] = static_cast<float>(h >> 40) * (2.0f / 16777216.0f) - 1.0f;
   }
@@ -191,6 +195,40 @@ __global__ void abs_kernel(const float* in, float* out, size_t count) {
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<size_t>(gridDim.x) * blockDim.x)
     out[i] = fabsf(in[i]);
+}
+
+__global__ void widen_kernel(const float* in, double* out, size_t count) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x)
+    out[i] = in[i];
+}
+
+// sums[0] += sum (c - c64)^2, sums[1] += sum c64^2, *max_bits = max |c - c64| / |c64| (as the
+// bits of a non-negative double, which order like the numbers; NaN's bits order above all).
+__global__ void error_kernel(const float* C, const double* C64, int M, int N, int ldc, double* sums,
+                             unsigned long long* max_bits) {
+  double diff2 = 0, ref2 = 0, worst = 0;
+  const size_t count = static_cast<size_t>(M) * N;
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    const size_t at = (i / N) * ldc + i % N;
+    const double c = C[at], r = C64[at], d = c - r;
+    diff2 += d * d;
+    ref2 += r * r;
+    const double rel = r != 0 ? fabs(d) / fabs(r) : (c == 0 ? 0.0 : INFINITY);
+    worst = (rel > worst || isnan(rel)) ? rel : worst;
+  }
+  for (int offset = 16; offset > 0; offset /= 2) {
+    diff2 += __shfl_down_sync(0xffffffffu, diff2, offset);
+    ref2 += __shfl_down_sync(0xffffffffu, ref2, offset);
+    const double other = __shfl_down_sync(0xffffffffu, worst, offset);
+    worst = (other > worst || isnan(other)) ? other : worst;
+  }
+  if (threadIdx.x % 32 == 0) {
+    atomicAdd(&sums[0], diff2);
+    atomicAdd(&sums[1], ref2);
+    atomicMax(max_bits, static_cast<unsigned long long>(__double_as_longlong(fabs(worst))));
+  }
 }
 
 dim3 grid_for(size_t count) {
@@ -215,6 +253,36 @@ void fill_value(float* m, size_t count, float value, cudaStream_t stream) {
 void abs_copy(const float* in, float* out, size_t count, cudaStream_t stream) {
   abs_kernel<<<grid_for(count), 256, 0, stream>>>(in, out, count);
   CUDA_CHECK(cudaGetLastError());
+}
+
+void widen(const float* in, double* out, size_t count, cudaStream_t stream) {
+  widen_kernel<<<grid_for(count), 256, 0, stream>>>(in, out, count);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+ErrorVsFp64 error_vs_fp64(const float* C, const double* C64, int M, int N, int ldc,
+                          cudaStream_t stream) {
+  struct Totals {
+    double sums[2];
+    unsigned long long max_bits;
+  };
+  Totals* totals = nullptr;
+  CUDA_CHECK(cudaMallocAsync(&totals, sizeof(Totals), stream));
+  CUDA_CHECK(cudaMemsetAsync(totals, 0, sizeof(Totals), stream));
+  const size_t count = static_cast<size_t>(M) * N;
+  const dim3 grid = grid_for(count).x < 1024 ? grid_for(count) : dim3(1024);
+  error_kernel<<<grid, 256, 0, stream>>>(C, C64, M, N, ldc, totals->sums, &totals->max_bits);
+  const cudaError_t launched = cudaGetLastError();
+  Totals host{};
+  if (launched == cudaSuccess)
+    CUDA_CHECK(cudaMemcpyAsync(&host, totals, sizeof host, cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaFreeAsync(totals, stream));
+  CUDA_CHECK(launched);
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  ErrorVsFp64 e;
+  e.rel_frobenius = std::sqrt(host.sums[0]) / std::sqrt(host.sums[1]);
+  std::memcpy(&e.max_rel, &host.max_bits, sizeof e.max_rel);
+  return e;
 }
 
 L2Flusher::L2Flusher(int l2_bytes) : scratch_(2 * static_cast<size_t>(l2_bytes) / sizeof(float)) {}

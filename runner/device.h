@@ -68,6 +68,7 @@ class DeviceBuffer {
 enum class Fill {
   whole_numbers,  // uniform whole numbers in [-kExactInputMax, kExactInputMax]
   uniform,        // uniform reals in [-1, 1)
+  wide_range,     // +-2^e, e uniform in [-10, 10): magnitudes spanning 2^-10 .. 2^10
   poison,         // NaN: an output that must be written, or an input that must not be read
 };
 
@@ -81,6 +82,20 @@ void fill_value(float* m, size_t count, float value, cudaStream_t stream);
 
 // out[i] = |in[i]| for the tolerance's magnitude term.
 void abs_copy(const float* in, float* out, size_t count, cudaStream_t stream);
+
+// out = in, widened to FP64, element by element (count elements, padding included).
+void widen(const float* in, double* out, size_t count, cudaStream_t stream);
+
+// How far an M x N result (leading dimension ldc) lies from an FP64 reference (same layout):
+//   rel_frobenius = ||C - C64||_F / ||C64||_F
+//   max_rel       = max over elements of |c - c64| / |c64| (an element with c64 == 0 counts
+//                   0 if c is 0 too, else infinity)
+// NaN anywhere in C makes both NaN.
+struct ErrorVsFp64 {
+  double rel_frobenius = 0, max_rel = 0;
+};
+ErrorVsFp64 error_vs_fp64(const float* C, const double* C64, int M, int N, int ldc,
+                          cudaStream_t stream);
 
 // Evicts the L2 cache by writing a buffer twice its size, so each timed run starts cold.
 class L2Flusher {

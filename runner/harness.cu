@@ -63,8 +63,13 @@ Timing summarize(std::vector<double>& runs_ms) {
 const std::vector<Runnable>& runnables() {
   static const std::vector<Runnable> table = [] {
     std::vector<Runnable> out = {
-        {kCublasRung, "cublas", "the reference: cuBLAS SGEMM in true FP32 (no TF32)", true}};
-    for (const RungInfo& r : rungs()) out.push_back({r.number, r.name, r.summary, false});
+        {kCublasTf32Rung, "cublas_tf32",
+         "the tf32 rungs' reference: cuBLAS with CUBLAS_COMPUTE_32F_FAST_TF32 (tensor cores)", true,
+         Precision::tf32},
+        {kCublasRung, "cublas", "the reference: cuBLAS SGEMM in true FP32 (no TF32)", true,
+         Precision::fp32}};
+    for (const RungInfo& r : rungs())
+      out.push_back({r.number, r.name, r.summary, false, r.precision});
     return out;
   }();
   return table;
@@ -74,6 +79,24 @@ const Runnable* find_runnable(int number) {
   for (const Runnable& r : runnables())
     if (r.number == number) return &r;
   return nullptr;
+}
+
+const Runnable* find_runnable(const std::string& text) {
+  for (const Runnable& r : runnables())
+    if (r.name == text) return &r;
+  const size_t digits = text.find_first_not_of('-') == 1 ? 1 : 0;  // one leading minus
+  if (text.size() <= digits || text.size() > 6 + digits ||
+      text.find_first_not_of("0123456789", digits) != std::string::npos)
+    return nullptr;
+  return find_runnable(std::stoi(text));
+}
+
+const Runnable& reference_for(Precision precision) {
+  return *find_runnable(precision == Precision::tf32 ? kCublasTf32Rung : kCublasRung);
+}
+
+const char* to_string(InputSet inputs) {
+  return inputs == InputSet::wide_range ? "wide_range" : "uniform";
 }
 
 std::string Runnable::label() const { return std::to_string(number) + " " + name; }
@@ -92,6 +115,7 @@ struct Harness::Impl {
   cudaEvent_t start = nullptr, stop = nullptr;
   std::unique_ptr<L2Flusher> flusher;
   Slot a, b, c0, c, expected, abs_a, abs_b, magnitude;
+  Slot a64, b64, c64;  // FP64 copies for the accuracy measurement (two floats per double)
 
   Operands operands(const Problem& p) {
     const Shape& s = p.shape;
@@ -155,14 +179,29 @@ std::string Problem::str() const {
   return out;
 }
 
-void Harness::cublas_sgemm(const Problem& p, const float* A, const float* B, float* C,
-                           cudaStream_t stream) {
+void Harness::cublas(Precision precision, const Problem& p, const float* A, const float* B,
+                     float* C, cudaStream_t stream) {
   const Shape& s = p.shape;
   CUBLAS_CHECK(cublasSetStream(impl_->cublas, stream ? stream : impl_->stream));
   // cuBLAS is column-major. A row-major matrix is the column-major view of its transpose,
   // so we ask for C^T = B^T A^T: swap the operands and the roles of M and N.
-  CUBLAS_CHECK(cublasSgemm(impl_->cublas, CUBLAS_OP_N, CUBLAS_OP_N, s.N, s.M, s.K, &p.alpha, B,
-                           s.b_ld(), A, s.a_ld(), &p.beta, C, s.c_ld()));
+  if (precision == Precision::fp32) {
+    CUBLAS_CHECK(cublasSgemm(impl_->cublas, CUBLAS_OP_N, CUBLAS_OP_N, s.N, s.M, s.K, &p.alpha, B,
+                             s.b_ld(), A, s.a_ld(), &p.beta, C, s.c_ld()));
+    return;
+  }
+  // FP32 in and out, products of inputs converted to TF32 on the tensor cores, FP32 sums.
+  CUBLAS_CHECK(cublasGemmEx(impl_->cublas, CUBLAS_OP_N, CUBLAS_OP_N, s.N, s.M, s.K, &p.alpha, B,
+                            CUDA_R_32F, s.b_ld(), A, CUDA_R_32F, s.a_ld(), &p.beta, C, CUDA_R_32F,
+                            s.c_ld(), CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
+}
+
+void Harness::cublas_dgemm(const Problem& p, const double* A, const double* B, double* C) {
+  const Shape& s = p.shape;
+  const double alpha = p.alpha, beta = p.beta;
+  CUBLAS_CHECK(cublasSetStream(impl_->cublas, impl_->stream));
+  CUBLAS_CHECK(cublasDgemm(impl_->cublas, CUBLAS_OP_N, CUBLAS_OP_N, s.N, s.M, s.K, &alpha, B,
+                           s.b_ld(), A, s.a_ld(), &beta, C, s.c_ld()));
 }
 
 namespace {
@@ -187,12 +226,13 @@ Kernel Harness::kernel(int rung) {
   const Runnable* runnable = find_runnable(rung);
   if (!runnable) throw Error("there is no rung " + std::to_string(rung));
   const bool reference = runnable->reference;
-  return [this, rung, reference](int M, int N, int K, float alpha, const float* A, int lda,
-                                 const float* B, int ldb, float beta, float* C, int ldc,
-                                 cudaStream_t stream) {
+  const Precision precision = runnable->precision;
+  return [this, rung, reference, precision](int M, int N, int K, float alpha, const float* A,
+                                            int lda, const float* B, int ldb, float beta, float* C,
+                                            int ldc, cudaStream_t stream) {
     const Problem p{Shape{M, N, K, lda, ldb, ldc}, alpha, beta};
     if (reference)
-      cublas_sgemm(p, A, B, C, stream);
+      cublas(precision, p, A, B, C, stream);
     else
       launch_rung(rung, p, A, B, C, stream);
     return cudaSuccess;
@@ -210,7 +250,9 @@ void run_kernel(const Kernel& kernel, const Problem& p, const float* A, const fl
 }  // namespace
 
 CheckReport Harness::check(int rung, const Problem& p, CheckMode mode, uint64_t seed) {
-  return check(kernel(rung), p, mode, seed, "rung" + std::to_string(rung));
+  const Runnable* runnable = find_runnable(rung);
+  if (!runnable) throw Error("there is no rung " + std::to_string(rung));
+  return check(kernel(rung), p, mode, seed, "rung" + std::to_string(rung), runnable->precision);
 }
 
 Timing Harness::time(int rung, const Problem& p, const TimingOptions& options) {
@@ -221,13 +263,16 @@ Timing Harness::time(const Kernel& kernel, const Problem& p, const TimingOptions
   return time_interleaved({kernel}, p, options).front();
 }
 
-Race Harness::time_against_cublas(int rung, const Problem& p, const TimingOptions& options) {
-  return time_against_cublas(kernel(rung), p, options);
+Race Harness::time_against_reference(int rung, const Problem& p, const TimingOptions& options) {
+  const Runnable* runnable = find_runnable(rung);
+  if (!runnable) throw Error("there is no rung " + std::to_string(rung));
+  return time_against_reference(kernel(rung), runnable->precision, p, options);
 }
 
-Race Harness::time_against_cublas(const Kernel& kernel, const Problem& p,
-                                  const TimingOptions& options) {
-  const std::vector<Timing> t = time_interleaved({this->kernel(kCublasRung), kernel}, p, options);
+Race Harness::time_against_reference(const Kernel& kernel, Precision precision, const Problem& p,
+                                     const TimingOptions& options) {
+  const Kernel reference = this->kernel(reference_for(precision).number);
+  const std::vector<Timing> t = time_interleaved({reference, kernel}, p, options);
   return Race{t[1], t[0]};
 }
 
@@ -238,7 +283,7 @@ std::string CheckReport::summary() const {
 }
 
 CheckReport Harness::check(const Kernel& kernel, const Problem& p, CheckMode mode, uint64_t seed,
-                           const std::string& label) {
+                           const std::string& label, Precision precision) {
   require_memory(p, true);
   const Shape& s = p.shape;
   Impl& m = *impl_;
@@ -262,6 +307,7 @@ CheckReport Harness::check(const Kernel& kernel, const Problem& p, CheckMode mod
 
   Reference ref;
   ref.mode = mode;
+  ref.precision = precision;
   ref.K = s.K;
   ref.alpha = p.alpha;
   ref.beta = p.beta;
@@ -278,7 +324,7 @@ CheckReport Harness::check(const Kernel& kernel, const Problem& p, CheckMode mod
     sum = to_host(reference, in.nc, m.stream);
     ref.sum = sum.data();
   } else if (p.alpha != 0.f) {
-    cublas_sgemm(p, in.A, in.B, reference);
+    cublas(precision, p, in.A, in.B, reference);
     expected = to_host(reference, in.nc, m.stream);
     ref.expected = expected.data();
     // |alpha| |A| |B| + |beta| |C0|, element by element: the scale of each result.
@@ -306,6 +352,42 @@ CheckReport Harness::check(const Kernel& kernel, const Problem& p, CheckMode mod
                      got, expected_values(ref, s.M, s.c_ld()));
   }
   return report;
+}
+
+std::vector<Accuracy> Harness::accuracy(const std::vector<Kernel>& kernels, const Problem& p,
+                                        InputSet inputs, uint64_t seed) {
+  require_memory(p, true);
+  const Shape& s = p.shape;
+  Impl& m = *impl_;
+  const Operands in = m.operands(p);
+  float* C0 = m.c0.get(in.nc + p.offset.c) + p.offset.c;
+  const Fill fill = inputs == InputSet::wide_range ? Fill::wide_range : Fill::uniform;
+  fill_matrix(in.A, s.M, s.K, s.a_ld(), fill, seed * 3 + 0, 0.f, m.stream);
+  fill_matrix(in.B, s.K, s.N, s.b_ld(), fill, seed * 3 + 1, 0.f, m.stream);
+  fill_matrix(C0, s.M, s.N, s.c_ld(), p.beta == 0.f ? Fill::poison : fill, seed * 3 + 2, 0.f,
+              m.stream);
+
+  // The FP64 product of the same FP32 inputs. cudaMalloc aligns a slot for doubles.
+  auto doubles = [](Slot& slot, size_t count) {
+    return reinterpret_cast<double*>(slot.get(2 * count));
+  };
+  double* A64 = doubles(m.a64, in.na);
+  double* B64 = doubles(m.b64, in.nb);
+  double* C64 = doubles(m.c64, in.nc);
+  widen(in.A, A64, in.na, m.stream);
+  widen(in.B, B64, in.nb, m.stream);
+  widen(C0, C64, in.nc, m.stream);
+  if (p.beta == 0.f) CUDA_CHECK(cudaMemsetAsync(C64, 0, in.nc * sizeof(double), m.stream));
+  cublas_dgemm(p, A64, B64, C64);
+
+  std::vector<Accuracy> out;
+  for (const Kernel& kernel : kernels) {
+    CUDA_CHECK(
+        cudaMemcpyAsync(in.C, C0, in.nc * sizeof(float), cudaMemcpyDeviceToDevice, m.stream));
+    run_kernel(kernel, p, in.A, in.B, in.C, m.stream);
+    out.push_back(error_vs_fp64(in.C, C64, s.M, s.N, s.c_ld(), m.stream));
+  }
+  return out;
 }
 
 std::vector<Timing> Harness::time_interleaved(const std::vector<Kernel>& kernels, const Problem& p,

@@ -14,20 +14,37 @@
 
 namespace sgemm {
 
-constexpr int kCublasRung = 0;  // rung 0 is cuBLAS itself
+constexpr int kCublasRung = 0;       // rung 0 is cuBLAS SGEMM itself
+constexpr int kCublasTf32Rung = -1;  // cuBLAS in TF32 mode, the reference of the tf32 rungs
 
-// Everything a front door runs by number: the reference, cuBLAS SGEMM (number 0), then every
-// rung of the kernel list. The one table of names: a new rung or reference changes only it.
+// Everything a front door runs: the references, cuBLAS SGEMM (number 0) and cuBLAS TF32
+// (number -1), then every rung of the kernel list. The one table of names: a new rung or
+// reference changes only it.
 struct Runnable {
   int number;
-  std::string name;           // "cublas", "naive", ...
+  std::string name;           // "cublas", "cublas_tf32", "naive", ...
   std::string summary;        // one line: what it is, or what the rung changes
   bool reference;             // timed alone and never checked: the rungs are measured against it
+  Precision precision;        // a rung's class; a reference's: the rungs it is compared with
   std::string label() const;  // "0 cublas", "6 vectorized"
   std::string id() const;     // "cublas", "rung:06_vectorized" (benchmark names, file stems)
 };
 const std::vector<Runnable>& runnables();
 const Runnable* find_runnable(int number);  // nullptr when there is none
+// By name ("cublas_tf32", "naive") or number as typed ("6", "-1"); nullptr when none.
+const Runnable* find_runnable(const std::string& text);
+// The cuBLAS that rungs of `precision` are checked against and compared with.
+const Runnable& reference_for(Precision precision);
+
+// The inputs of an accuracy measurement (docs/00_method.md).
+enum class InputSet {
+  uniform,     // uniform in [-1, 1)
+  wide_range,  // +-2^e, e uniform in [-10, 10)
+};
+const char* to_string(InputSet inputs);
+
+// A result's distance from the FP64 product of the same FP32 inputs (cuBLAS DGEMM).
+using Accuracy = ErrorVsFp64;
 
 // Something that computes C = alpha*A*B + beta*C with the ladder's BLAS-like signature: a
 // rung, or a candidate tile configuration of scripts/autotune. Returns the launch error.
@@ -71,11 +88,11 @@ struct Timing {
   double gflops(const Problem& p) const { return p.flops() / (median_ms * 1e6); }
 };
 
-// A kernel and cuBLAS timed on the same inputs, one run of each in turn, so that both see
-// the same clocks (an H100 under SGEMM load drifts between 1680 and 1980 MHz).
+// A kernel and its cuBLAS reference timed on the same inputs, one run of each in turn, so that
+// both see the same clocks (an H100 under SGEMM load drifts between 1680 and 1980 MHz).
 struct Race {
-  Timing kernel, cublas;
-  double percent_of_cublas() const { return 100.0 * cublas.median_ms / kernel.median_ms; }
+  Timing kernel, reference;
+  double percent_of_reference() const { return 100.0 * reference.median_ms / kernel.median_ms; }
 };
 
 class Harness {
@@ -93,33 +110,45 @@ class Harness {
   // Throws Error when the problem's buffers would not fit in free GPU memory.
   void require_memory(const Problem& problem, bool for_check) const;
 
-  // Runs `rung` on fresh inputs drawn from `seed` and compares with its reference (check.h).
-  // Inputs BLAS does not read are poisoned with NaN: C when beta == 0, A and B when
-  // alpha == 0. Padding of A and B holds NaN; C's padding holds kPaddingSentinel.
+  // Runs `rung` on fresh inputs drawn from `seed` and compares with its reference (check.h):
+  // the exact sum, or in random mode the cuBLAS of the rung's precision class. Inputs BLAS
+  // does not read are poisoned with NaN: C when beta == 0, A and B when alpha == 0. Padding
+  // of A and B holds NaN; C's padding holds kPaddingSentinel.
   CheckReport check(int rung, const Problem& problem, CheckMode mode, uint64_t seed);
   // `label` names the failure dump: sgemm_failure_<label>_<MxNxK>_<mode>.txt.
   CheckReport check(const Kernel& kernel, const Problem& problem, CheckMode mode, uint64_t seed,
-                    const std::string& label = "kernel");
+                    const std::string& label = "kernel", Precision precision = Precision::fp32);
+
+  // Each kernel's error against FP64 on the same inputs (C0 = 0 unless beta != 0), one
+  // DGEMM for all. Apart from the timed runs, which it does not slow.
+  std::vector<Accuracy> accuracy(const std::vector<Kernel>& kernels, const Problem& problem,
+                                 InputSet inputs, uint64_t seed);
 
   // Times `rung` (kCublasRung for cuBLAS) or `kernel` alone on random inputs, events around
   // each run.
   Timing time(int rung, const Problem& problem, const TimingOptions& options);
   Timing time(const Kernel& kernel, const Problem& problem, const TimingOptions& options);
-  // Times `rung` or `kernel` and cuBLAS in turn on the same inputs: every % of cuBLAS comes
-  // from here, so the reference is always measured next to the measurement.
-  Race time_against_cublas(int rung, const Problem& problem, const TimingOptions& options);
-  Race time_against_cublas(const Kernel& kernel, const Problem& problem,
-                           const TimingOptions& options);
+  // Times `rung` or `kernel` and the cuBLAS of its precision class in turn on the same
+  // inputs: every % of a reference comes from here, measured next to the measurement.
+  Race time_against_reference(int rung, const Problem& problem, const TimingOptions& options);
+  Race time_against_reference(const Kernel& kernel, Precision precision, const Problem& problem,
+                              const TimingOptions& options);
 
-  // The same cuBLAS call the checks and timings use (row-major, true FP32), on `stream`
-  // (the harness's own when null).
+  // The cuBLAS calls the checks and timings use (row-major), on `stream` (the harness's own
+  // when null): SGEMM in true FP32, or in TF32 mode (CUBLAS_COMPUTE_32F_FAST_TF32).
+  void cublas(Precision precision, const Problem& problem, const float* A, const float* B, float* C,
+              cudaStream_t stream = nullptr);
   void cublas_sgemm(const Problem& problem, const float* A, const float* B, float* C,
-                    cudaStream_t stream = nullptr);
+                    cudaStream_t stream = nullptr) {
+    cublas(Precision::fp32, problem, A, B, C, stream);
+  }
+  // C64 = alpha * A64 * B64 + beta * C64 in FP64 (row-major, the problem's leading dimensions).
+  void cublas_dgemm(const Problem& problem, const double* A, const double* B, double* C);
 
   // Launches `rung` (or cuBLAS) once on stream(); throws Error with the API's message.
   void run(int rung, const Problem& problem, const float* A, const float* B, float* C);
 
-  // The Kernel that runs `rung` through the library API (cuBLAS for kCublasRung), on the
+  // The Kernel that runs `rung` through the library API (cuBLAS for the references), on the
   // stream it is called with.
   Kernel kernel(int rung);
 

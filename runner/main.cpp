@@ -32,8 +32,9 @@ int run(const Options& o) {
   for (int number : ladder) {
     const Runnable& runnable = *find_runnable(number);
     const Kernel kernel = harness.kernel(number);
-    std::printf("\nrung %s - %s\n", runnable.label().c_str(), runnable.summary.c_str());
-    print_rung_header(std::cout);
+    std::printf("\nrung %s [%s] - %s\n", runnable.label().c_str(), to_string(runnable.precision),
+                runnable.summary.c_str());
+    print_rung_header(std::cout, start_measurement(runnable, {}).reference);
     for (const Shape& shape : r.shapes) {
       Measurement m = start_measurement(runnable, {shape, r.alpha, r.beta});
       if (!runnable.reference)
@@ -43,6 +44,7 @@ int run(const Options& o) {
                     x.got, x.expected);
       // A rung that fails is not timed: its speed would mean nothing.
       if (m.pass) time(harness, kernel, runnable.reference, timing, m);
+      if (m.pass && o.accuracy) measure_accuracy(harness, kernel, r.seed, m);
       all_pass = all_pass && m.pass;
       print_rung_row(std::cout, m);
       all_rows.push_back(m);
@@ -51,7 +53,7 @@ int run(const Options& o) {
   }
 
   if (o.all) {
-    std::printf("\nsummary at %s (%% of cuBLAS timed in turn with each rung, run by run)\n",
+    std::printf("\nsummary at %s (%% of each rung's reference, timed in turn with it run by run)\n",
                 summary.back().problem.shape.str().c_str());
     print_summary(std::cout, summary);
   }
@@ -77,7 +79,8 @@ int main(int argc, char** argv) {
   }
   if (parsed.options.list) {
     for (const Runnable& r : runnables())
-      std::printf("%d\t%s\t%s\n", r.number, r.name.c_str(), r.summary.c_str());
+      std::printf("%d\t%s\t%s\t%s\n", r.number, r.name.c_str(), to_string(r.precision),
+                  r.summary.c_str());
     return 0;
   }
   try {

@@ -8,6 +8,8 @@ Measurement start_measurement(const Runnable& runnable, const Problem& problem) 
   Measurement m;
   m.rung = runnable.number;
   m.name = runnable.name;
+  m.precision = runnable.precision;
+  m.reference = runnable.reference ? runnable.name : reference_for(runnable.precision).name;
   m.problem = problem;
   return m;
 }
@@ -25,7 +27,7 @@ void check(Harness& harness, const Kernel& kernel, ChecksToRun requested, uint64
   }
   if (plan.modes.empty()) add_text("not checked (--check none)");
   for (CheckMode mode : plan.modes) {
-    const CheckReport report = harness.check(kernel, p, mode, seed, label);
+    const CheckReport report = harness.check(kernel, p, mode, seed, label, m.precision);
     m.checked = true;
     m.pass = m.pass && report.pass();
     m.max_abs_error = std::max(m.max_abs_error, report.comparison.max_abs_error);
@@ -39,13 +41,22 @@ void check(Harness& harness, const Kernel& kernel, ChecksToRun requested, uint64
 void time(Harness& harness, const Kernel& kernel, bool reference, const TimingOptions& options,
           Measurement& m) {
   if (reference) {
-    m.timing = m.cublas = harness.time(kernel, m.problem, options);
+    m.timing = m.reference_timing = harness.time(kernel, m.problem, options);
   } else {
-    const Race race = harness.time_against_cublas(kernel, m.problem, options);
+    const Race race = harness.time_against_reference(kernel, m.precision, m.problem, options);
     m.timing = race.kernel;
-    m.cublas = race.cublas;
+    m.reference_timing = race.reference;
   }
   m.timed = true;
+}
+
+void measure_accuracy(Harness& harness, const Kernel& kernel, uint64_t seed, Measurement& m) {
+  const std::vector<Kernel> kernels = {kernel, harness.kernel(kCublasRung),
+                                       harness.kernel(kCublasTf32Rung)};
+  for (InputSet inputs : {InputSet::uniform, InputSet::wide_range}) {
+    const std::vector<Accuracy> e = harness.accuracy(kernels, m.problem, inputs, seed);
+    m.accuracy.push_back({inputs, e[0], e[1], e[2]});
+  }
 }
 
 }  // namespace sgemm

@@ -1,6 +1,7 @@
-// One measurement of a rung (or the reference) on one problem: the checks the policy allows,
-// then the time, next to cuBLAS. The sgemm CLI, the bench and the autotuner all measure
-// through here, so they check and time the same way.
+// One measurement of a rung (or a reference) on one problem: the checks the policy allows,
+// then the time, next to the cuBLAS of its precision class, then (when asked) its error
+// against FP64. The sgemm CLI, the bench and the autotuner all measure through here, so they
+// check and time the same way.
 #pragma once
 
 #include <string>
@@ -11,10 +12,19 @@
 
 namespace sgemm {
 
+// Errors against FP64 on one input set: the measured runnable's and, on the same inputs, both
+// cuBLAS references'.
+struct AccuracyRow {
+  InputSet inputs = InputSet::uniform;
+  Accuracy measured, cublas, cublas_tf32;
+};
+
 struct Measurement {
   int rung = 0;
   std::string name;     // "blocktiling_2d", or "cublas" for the reference
   std::string variant;  // the autotuner's tile parameters, "" otherwise
+  Precision precision = Precision::fp32;
+  std::string reference;  // the runnable it is compared with: "cublas" or "cublas_tf32"
   Problem problem;
   bool checked = false;      // at least one check ran
   bool pass = true;          // every check that ran passed, and none asked for was impossible
@@ -23,11 +33,12 @@ struct Measurement {
   std::vector<Mismatch> mismatches;  // the first few of each failing check
   bool timed = false;
   Timing timing;
-  Timing cublas;  // timed in turn with `timing`, run by run (the same for the reference)
+  Timing reference_timing;  // timed in turn with `timing`, run by run (the same for a reference)
+  std::vector<AccuracyRow> accuracy;  // empty unless asked for
   double gflops() const { return timed ? timing.gflops(problem) : 0; }
-  double cublas_gflops() const { return timed ? cublas.gflops(problem) : 0; }
-  double percent_of_cublas() const {
-    return timed ? 100.0 * cublas.median_ms / timing.median_ms : 0;
+  double reference_gflops() const { return timed ? reference_timing.gflops(problem) : 0; }
+  double percent_of_reference() const {
+    return timed ? 100.0 * reference_timing.median_ms / timing.median_ms : 0;
   }
 };
 
@@ -40,8 +51,11 @@ Measurement start_measurement(const Runnable& runnable, const Problem& problem);
 void check(Harness& harness, const Kernel& kernel, ChecksToRun requested, uint64_t seed,
            const std::string& label, Measurement& m);
 
-// Times the measured kernel: the reference alone, anything else in turn with cuBLAS.
+// Times the measured kernel: a reference alone, anything else in turn with its reference.
 void time(Harness& harness, const Kernel& kernel, bool reference, const TimingOptions& options,
           Measurement& m);
+
+// Measures the error against FP64 of `kernel` and of both cuBLAS references on each input set.
+void measure_accuracy(Harness& harness, const Kernel& kernel, uint64_t seed, Measurement& m);
 
 }  // namespace sgemm

@@ -41,37 +41,62 @@ std::string describe(const GpuInfo& gpu) {
   return out.str();
 }
 
-constexpr const char* kRungRow = "%-30s %10s %10s %9s %10s  %s\n";
+constexpr const char* kRungRow = "%-30s %10s %12s %9s %10s  %s\n";
 
-void print_rung_header(std::ostream& out) {
+void print_rung_header(std::ostream& out, const std::string& reference) {
   char line[256];
-  std::snprintf(line, sizeof line, kRungRow, "size (MxNxK)", "GFLOP/s", "cuBLAS", "% cuBLAS",
-                "max err", "check");
+  std::snprintf(line, sizeof line, kRungRow, "size (MxNxK)", "GFLOP/s", reference.c_str(),
+                "% of ref", "max err", "check");
   out << line;
 }
 
+namespace {
+
+std::string error_pair(const Accuracy& a) {
+  return format("%.2e", a.rel_frobenius) + " / " + format("%.2e", a.max_rel);
+}
+
+void print_accuracy(std::ostream& out, const Measurement& m) {
+  if (m.accuracy.empty()) return;
+  constexpr const char* kRow = "    %-12s %-22s %-22s %-22s\n";
+  char line[256];
+  out << "    error vs FP64 (relative Frobenius / largest relative error of an element):\n";
+  std::snprintf(line, sizeof line, kRow, "inputs", m.name.c_str(), "cublas", "cublas_tf32");
+  out << line;
+  for (const AccuracyRow& a : m.accuracy) {
+    std::snprintf(line, sizeof line, kRow, to_string(a.inputs), error_pair(a.measured).c_str(),
+                  error_pair(a.cublas).c_str(), error_pair(a.cublas_tf32).c_str());
+    out << line;
+  }
+}
+
+}  // namespace
+
 void print_rung_row(std::ostream& out, const Measurement& m) {
   const std::string gf = m.timed ? format("%.0f", m.gflops()) : "-";
-  const std::string cb = m.timed ? format("%.0f", m.cublas_gflops()) : "-";
-  const std::string pct = m.timed ? format("%.1f%%", m.percent_of_cublas()) : "-";
+  const std::string cb = m.timed ? format("%.0f", m.reference_gflops()) : "-";
+  const std::string pct = m.timed ? format("%.1f%%", m.percent_of_reference()) : "-";
   const std::string err = m.checked ? format("%.2e", m.max_abs_error) : "-";
   char line[512];
   std::snprintf(line, sizeof line, kRungRow, m.problem.shape.str().c_str(), gf.c_str(), cb.c_str(),
                 pct.c_str(), err.c_str(), m.check_text.c_str());
-  out << line << std::flush;
+  out << line;
+  print_accuracy(out, m);
+  out << std::flush;
 }
 
 void print_summary(std::ostream& out, const std::vector<Measurement>& rows) {
-  constexpr const char* kRow = "%-20s %-26s %10s %10s %9s  %s\n";
+  constexpr const char* kRow = "%-20s %-26s %10s %-12s %10s %9s  %s\n";
   char line[256];
-  std::snprintf(line, sizeof line, kRow, "rung", "size", "GFLOP/s", "cuBLAS", "% cuBLAS", "checks");
+  std::snprintf(line, sizeof line, kRow, "rung", "size", "GFLOP/s", "reference", "ref GFLOP/s",
+                "% of ref", "checks");
   out << line;
   for (const Measurement& m : rows) {
     const std::string gf = m.timed ? format("%.0f", m.gflops()) : "-";
-    const std::string cb = m.timed ? format("%.0f", m.cublas_gflops()) : "-";
-    const std::string pct = m.timed ? format("%.1f%%", m.percent_of_cublas()) : "-";
+    const std::string cb = m.timed ? format("%.0f", m.reference_gflops()) : "-";
+    const std::string pct = m.timed ? format("%.1f%%", m.percent_of_reference()) : "-";
     std::snprintf(line, sizeof line, kRow, label(m).c_str(), m.problem.shape.str().c_str(),
-                  gf.c_str(), cb.c_str(), pct.c_str(),
+                  gf.c_str(), m.reference.c_str(), cb.c_str(), pct.c_str(),
                   !m.pass     ? "FAIL"
                   : m.checked ? "PASS"
                               : "-");
@@ -93,6 +118,8 @@ nlohmann::ordered_json to_json(const Measurement& m) {
   const Shape& s = m.problem.shape;
   nlohmann::ordered_json row = {{"rung", m.rung},
                                 {"name", m.name},
+                                {"precision", to_string(m.precision)},
+                                {"reference", m.reference},
                                 {"M", s.M},
                                 {"N", s.N},
                                 {"K", s.K},
@@ -115,10 +142,24 @@ nlohmann::ordered_json to_json(const Measurement& m) {
     row["reps"] = m.timing.reps;
     row["timing"] = timing_json(m.timing);
     row["gflops"] = number(m.gflops());
-    row["cublas_median_ms"] = number(m.cublas.median_ms);
-    row["cublas_timing"] = timing_json(m.cublas);
-    row["cublas_gflops"] = number(m.cublas_gflops());
-    row["percent_of_cublas"] = number(m.percent_of_cublas());
+    // Of the runnable named by "reference", timed in turn with this one.
+    row["reference_median_ms"] = number(m.reference_timing.median_ms);
+    row["reference_timing"] = timing_json(m.reference_timing);
+    row["reference_gflops"] = number(m.reference_gflops());
+    row["percent_of_reference"] = number(m.percent_of_reference());
+  }
+  if (!m.accuracy.empty()) {
+    auto error = [](const Accuracy& a) {
+      return nlohmann::ordered_json{{"rel_frobenius", number(a.rel_frobenius)},
+                                    {"max_rel", number(a.max_rel)}};
+    };
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const AccuracyRow& a : m.accuracy)
+      rows.push_back({{"inputs", to_string(a.inputs)},
+                      {"measured", error(a.measured)},
+                      {"cublas", error(a.cublas)},
+                      {"cublas_tf32", error(a.cublas_tf32)}});
+    row["error_vs_fp64"] = rows;
   }
   return row;
 }

@@ -15,12 +15,14 @@ namespace sgemm {
 // "NVIDIA H100 80GB HBM3 | 132 SMs | SM clock 1980 MHz now, 1980 max | driver ... | CUDA ..."
 std::string describe(const GpuInfo& gpu);
 
-// One rung's table: size, GFLOP/s, cuBLAS GFLOP/s, % of cuBLAS, max error, check.
-// Rows are printed as they are measured, so a long run shows progress.
-void print_rung_header(std::ostream& out);
+// One rung's table: size, GFLOP/s, its reference's GFLOP/s (the column is named after the
+// reference), % of the reference, max error, check. Rows are printed as they are measured,
+// so a long run shows progress; a row's errors against FP64 follow it when measured.
+void print_rung_header(std::ostream& out, const std::string& reference);
 void print_rung_row(std::ostream& out, const Measurement& row);
 
-// The ladder at one problem: a row per rung (the last problem each rung ran).
+// The ladder at one problem: a row per rung (the last problem each rung ran), each with the
+// reference its % is of.
 void print_summary(std::ostream& out, const std::vector<Measurement>& rows);
 
 // The one JSON writer: {"context": {gpu, clocks, driver, cuda, ...settings}, "results": [...]},

@@ -15,10 +15,20 @@
 
 namespace sgemm {
 
+// What a rung's arithmetic promises, and so which checks it must pass and which cuBLAS it is
+// compared with (docs/00_method.md):
+//   fp32: FP32 accuracy. The FP32 checks; compared with cuBLAS SGEMM.
+//   tf32: inputs rounded to TF32 (10 mantissa bits) on tensor cores, FP32 sums. Checked with
+//         TF32's tolerance against cuBLAS in TF32 mode and compared with it.
+enum class Precision { fp32, tf32 };
+
+const char* to_string(Precision precision);  // "fp32", "tf32"
+
 struct RungInfo {
   int number;           // 1, 2, ... (rung 0 is cuBLAS, which is not a kernel of ours)
   const char* name;     // "naive": kernels/01_naive.cu, docs/01_naive.md
   const char* summary;  // what this rung changes from the one before
+  Precision precision = Precision::fp32;
 };
 
 // Every rung, in ladder order, read from kernels/ladder.inc.
@@ -38,6 +48,7 @@ enum class Status {
   bad_leading_dim,  // lda < K, ldb < N or ldc < N
   bad_pointer,      // null, not 4-byte aligned, or not device memory
   too_large,        // an element offset would not fit the kernels' 32-bit index math
+  unsupported_gpu,  // no kernel for this GPU: sm_90a (Hopper-only) code, or an arch not built
   cuda_error,       // the launch failed; the message says which CUDA error
 };
 

@@ -13,13 +13,19 @@ import re
 import statistics
 from dataclasses import dataclass
 
+import ladder
 from ladder import Error
 
-# "sgemm/cublas/4096x4096x4096/iterations:1/manual_time" or
+# "sgemm/cublas/4096x4096x4096/iterations:1/manual_time", "sgemm/cublas_tf32/..." or
 # "sgemm/rung:05_blocktiling_2d/1000x1000x1000/lda=1008/ldb=1008/ldc=1008/iterations:1/...".
 # The rung's number and name come from the name, never from a list kept here.
-_NAME = re.compile(r"^sgemm/(?:cublas|rung:(?P<number>\d+)_(?P<name>[a-z0-9_]+))"
+_NAME = re.compile(r"^sgemm/(?:(?P<reference>cublas(?:_tf32)?)|"
+                   r"rung:(?P<number>\d+)_(?P<name>[a-z0-9_]+))"
                    r"/(?P<M>\d+)x(?P<N>\d+)x(?P<K>\d+)(?P<rest>/.*)?$")
+
+# The references' numbers in the runner (runner/harness.h) and how tables name them.
+REFERENCE_NUMBERS = {"cublas": 0, "cublas_tf32": -1}
+REFERENCE_TITLES = {"cublas": "cuBLAS", "cublas_tf32": "cuBLAS TF32"}
 
 # Google Benchmark before 1.8 has no SkipWithMessage: sgemm_bench then reports a skip as an
 # error whose message starts with this (bench/sweep.cpp).
@@ -28,10 +34,19 @@ _OLD_SKIP_PREFIX = "skipped: "
 CUBLAS = "cuBLAS"
 
 
+def reference_of(rung):
+    """The name of the reference a rung's % is of ("cublas", "cublas_tf32"): its precision
+    class in kernels/ladder.inc; cuBLAS SGEMM for a rung the list no longer has."""
+    for r in ladder.rungs():
+        if r.number == rung:
+            return r.reference
+    return "cublas"
+
+
 @dataclass
 class Result:
-    rung: int  # 0 is cuBLAS
-    kernel: str  # "blocktiling_2d", or CUBLAS
+    rung: int  # 0 is cuBLAS, -1 cuBLAS TF32
+    kernel: str  # "blocktiling_2d", or CUBLAS, or "cuBLAS TF32"
     M: int
     N: int
     K: int
@@ -39,8 +54,13 @@ class Result:
     status: str  # "ok", "skipped" or "error"
     message: str  # ok: the check ("exact PASS"); otherwise why it was skipped or failed
     gflops: float = None
-    cublas_gflops: float = None
-    pct_of_cublas: float = None
+    reference_gflops: float = None  # of the reference named by `reference`, same run
+    pct_of_reference: float = None
+    reference: str = "cublas"  # for a rung: what its % is of; for a reference: itself
+
+    @property
+    def reference_title(self):  # "cuBLAS", "cuBLAS TF32"
+        return REFERENCE_TITLES[self.reference]
 
     @property
     def label(self):  # "5 blocktiling_2d", "0 cuBLAS"
@@ -80,11 +100,22 @@ def _result(name, runs):
     statuses = [_status(r) for r in runs]
     ok = [r for r, s in zip(runs, statuses) if s[0] == "ok"]
     status, message = next((s for s in statuses if s[0] == "ok"), statuses[0])
-    return Result(rung=int(m["number"] or 0), kernel=m["name"] or CUBLAS, M=int(m["M"]),
-                  N=int(m["N"]), K=int(m["K"]), padded="lda=" in (m["rest"] or ""),
-                  status=status, message=message, gflops=_median(ok, "GFLOP/s"),
-                  cublas_gflops=_median(ok, "cublas_GFLOP/s"),
-                  pct_of_cublas=_median(ok, "pct_of_cublas"))
+    if m["reference"]:
+        rung, kernel, reference = (REFERENCE_NUMBERS[m["reference"]],
+                                   REFERENCE_TITLES[m["reference"]], m["reference"])
+    else:
+        rung, kernel = int(m["number"]), m["name"]
+        reference = reference_of(rung)
+    # Sweeps before the tf32 rungs named the counters after cuBLAS SGEMM, every rung's reference.
+    old = any("pct_of_cublas" in r for r in ok)
+    if old:
+        reference = "cublas" if not m["reference"] else reference
+    return Result(rung=rung, kernel=kernel, M=int(m["M"]), N=int(m["N"]), K=int(m["K"]),
+                  padded="lda=" in (m["rest"] or ""), status=status, message=message,
+                  gflops=_median(ok, "GFLOP/s"),
+                  reference_gflops=_median(ok, "cublas_GFLOP/s" if old else "reference_GFLOP/s"),
+                  pct_of_reference=_median(ok, "pct_of_cublas" if old else "pct_of_reference"),
+                  reference=reference)
 
 
 def load(path):
@@ -129,7 +160,7 @@ def shape_kinds(context):
 
 
 def ladder_at(results, size):
-    """The results of the square size×size×size problem, ladder order (cuBLAS first)."""
+    """The results of the square size×size×size problem, ladder order (references first)."""
     rows = [r for r in results if r.square and r.M == size]
     return sorted(rows, key=lambda r: r.rung)
 
@@ -143,17 +174,20 @@ def ladder_markdown(context, results, size):
     rows = ladder_at(results, size)
     if not rows:
         raise Error(f"no results at {size}x{size}x{size}: run the bench with that size")
-    lines = [f"SGEMM {size}×{size}×{size} (FP32) on {gpu_summary(context)}; "
-             "% of cuBLAS against cuBLAS timed in the same run.", "",
-             "| Rung | Kernel | GFLOP/s | % of cuBLAS |", "| ---: | :--- | ---: | ---: |"]
+    lines = [f"SGEMM {size}×{size}×{size} on {gpu_summary(context)}; each rung's % is of the "
+             "reference of its precision class (cuBLAS SGEMM for fp32 rungs, cuBLAS TF32 for "
+             "tf32 rungs), timed in turn with it in the same run.", "",
+             "| Rung | Kernel | GFLOP/s | % of reference | Reference |",
+             "| ---: | :--- | ---: | ---: | :--- |"]
     notes = []
     for r in rows:
+        of = "—" if r.rung <= 0 else r.reference_title
         if r.status == "ok":
-            lines.append(f"| {r.rung} | {r.kernel} | {_number(r.gflops, 0)} | "
-                         f"{_number(r.pct_of_cublas, 1)} |")
+            pct = "—" if r.rung <= 0 else _number(r.pct_of_reference, 1)
+            lines.append(f"| {r.rung} | {r.kernel} | {_number(r.gflops, 0)} | {pct} | {of} |")
         else:
             what = "skipped" if r.status == "skipped" else "FAILED"
-            lines.append(f"| {r.rung} | {r.kernel} | {what} | — |")
+            lines.append(f"| {r.rung} | {r.kernel} | {what} | — | {of} |")
             notes.append(f"- {r.label} {what}: {r.message}")
     return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
 
@@ -163,11 +197,12 @@ def _shape_cell(r):  # "512×16384×4096"
 
 
 def _row(r, reference, first):
-    """A table row of one rung's Result; cuBLAS from `reference` when the rung has none."""
-    cublas = r.cublas_gflops if r.cublas_gflops is not None else \
+    """A table row of one rung's Result; its reference's GFLOP/s from `reference` (the
+    reference's own row) when the rung has none."""
+    cublas = r.reference_gflops if r.reference_gflops is not None else \
         (reference.gflops if reference else None)
     if r.status == "ok":
-        cells = [_number(r.gflops, 0), _number(cublas, 0), _number(r.pct_of_cublas, 1)]
+        cells = [_number(r.gflops, 0), _number(cublas, 0), _number(r.pct_of_reference, 1)]
     else:
         cells = ["skipped" if r.status == "skipped" else "FAILED", _number(cublas, 0), "—"]
     return "| " + " | ".join(first + cells) + " |"
@@ -180,21 +215,26 @@ def rung_markdown(context, results, rung, source):
     mine = [r for r in results if r.rung == rung]
     if not mine:
         return None
-    reference = {(r.shape, r.padded): r for r in results if r.rung == 0}
+    ref = mine[0].reference
+    title = REFERENCE_TITLES[ref]
+    reference = {(r.shape, r.padded): r for r in results
+                 if r.rung == REFERENCE_NUMBERS[ref]}
     checks = sorted({r.message for r in mine if r.status == "ok" and r.message})
     checked = ("Every timed shape first passed its check against cuBLAS "
                f"({', '.join(f'`{c}`' for c in checks)}); " if checks else "")
+    against = ("cuBLAS SGEMM" if ref == "cublas" else
+               "cuBLAS in TF32 mode (CUBLAS_COMPUTE_32F_FAST_TF32)")
     lines = [f"`sgemm_bench` on {gpu_summary(context)} ({source}). {checked}"
-             "% of cuBLAS is against cuBLAS SGEMM timed in the same run, on the same shape."]
+             f"% of {title} is against {against} timed in the same run, on the same shape."]
     square = sorted((r for r in mine if r.square), key=lambda r: r.M)
     if square:
-        lines += ["", "| M = N = K | GFLOP/s | cuBLAS GFLOP/s | % of cuBLAS |",
+        lines += ["", f"| M = N = K | GFLOP/s | {title} GFLOP/s | % of {title} |",
                   "| ---: | ---: | ---: | ---: |"]
         lines += [_row(r, reference.get((r.shape, r.padded)), [str(r.M)]) for r in square]
     other = [r for r in mine if not r.square]
     if other:
         kinds = shape_kinds(context)
-        lines += ["", "| shape | M×N×K | GFLOP/s | cuBLAS GFLOP/s | % of cuBLAS |",
+        lines += ["", f"| shape | M×N×K | GFLOP/s | {title} GFLOP/s | % of {title} |",
                   "| :--- | ---: | ---: | ---: | ---: |"]
         for r in other:
             kind = kinds.get(r.shape, "") + (" (padded)" if r.padded else "")

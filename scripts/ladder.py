@@ -14,14 +14,24 @@ from dataclasses import dataclass
 ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 LIST = "kernels/ladder.inc"
 
-_RUNG = re.compile(r'^RUNG\(\s*(\d+)\s*,\s*([a-z0-9_]+)\s*,\s*"((?:[^"\\]|\\.)*)"\s*\)\s*$')
+# The cuBLAS each precision class is compared with, by its name in the runner and the bench
+# (runner/harness.cu's table of runnables).
+REFERENCES = {"fp32": "cublas", "tf32": "cublas_tf32"}
+
+_RUNG = re.compile(r'^RUNG\(\s*(\d+)\s*,\s*([a-z0-9_]+)\s*,\s*(fp32|tf32)\s*,'
+                  r'\s*"((?:[^"\\]|\\.)*)"\s*\)\s*$')
 
 
 @dataclass(frozen=True)
 class Rung:
     number: int
     name: str  # kernel sgemm_<name> in namespace sgemm::<name>
+    precision: str  # "fp32" or "tf32": its checks and its cuBLAS reference
     summary: str
+
+    @property
+    def reference(self):  # the cuBLAS it is compared with (benchmark name)
+        return REFERENCES[self.precision]
 
     @property
     def stem(self):  # "06_vectorized"
@@ -54,7 +64,7 @@ def rungs():
             m = _RUNG.match(line.strip())
             if not m:
                 raise Error(f"{LIST}:{lineno}: cannot read '{line.strip()}'")
-            out.append(Rung(int(m[1]), m[2], m[3]))
+            out.append(Rung(int(m[1]), m[2], m[3], m[4]))
     if not out:
         raise Error(f"{LIST} lists no rungs")
     return out

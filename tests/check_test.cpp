@@ -300,6 +300,25 @@ TEST(Tolerance, RandomModeSeesADroppedTermOnlyAtModestK) {
   EXPECT_NEAR(random_tolerance(4096), 7.9e-6, 0.05e-6);  // the figure docs/00_method.md gives
 }
 
+TEST(Tolerance, Tf32AddsTheInputRoundingOfBothComputations) {
+  // Each of a and b loses up to 2 u_tf32 = 2^-10 when truncated to TF32; a product, up to
+  // 2^-9 of |a||b|; ours and cuBLAS's: 2^-8 of the magnitude, on top of the FP32 sums.
+  for (int K : {1, 64, 4096, 1 << 20}) {
+    SCOPED_TRACE(K);
+    EXPECT_DOUBLE_EQ(random_tolerance(K, Precision::tf32),
+                     random_tolerance(K, Precision::fp32) + 1.0 / 256);
+  }
+  EXPECT_NEAR(random_tolerance(4096, Precision::tf32), 3.91e-3, 0.005e-3);  // docs/00_method.md
+  // A TF32 result is far outside the FP32 tolerance: an fp32 rung cannot be TF32 inside.
+  EXPECT_GT(kTf32Unit / random_tolerance(4096, Precision::fp32), 50);
+}
+
+TEST(Tolerance, Tf32IsTheDefaultOnlyWhenAskedFor) {
+  Reference r;
+  EXPECT_EQ(r.precision, Precision::fp32);
+  EXPECT_EQ(random_tolerance(100), random_tolerance(100, Precision::fp32));
+}
+
 TEST(ExactMode, PossibleForAnyScalarsUpToTheLargestK) {
   for (int K : {1, 1025, 65536, 131072, kMaxDimension}) {
     SCOPED_TRACE(K);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "harness.h"
 #include "sgemm.h"
 
 namespace sgemm {
@@ -70,12 +71,26 @@ TEST(Cli, RungZeroIsCublas) {
   EXPECT_EQ(r.options.rungs, std::vector<int>{0});
 }
 
+TEST(Cli, RungsByNameAndTheTf32Reference) {
+  ParseResult r = parse({"cublas_tf32", rungs().back().name, "cublas", "-1"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.options.rungs,
+            (std::vector<int>{kCublasTf32Rung, rungs().back().number, kCublasRung, -1}));
+}
+
+TEST(Cli, AccuracyIsAFlag) {
+  EXPECT_FALSE(parse({"1"}).options.accuracy);
+  ParseResult r = parse({"1", "--accuracy"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_TRUE(r.options.accuracy);
+}
+
 TEST(Cli, UnknownRungIsNamed) {
   expect_error({"99"}, "99");
   expect_error({std::to_string(rungs().back().number + 1)},
                std::to_string(rungs().back().number + 1));
-  expect_error({"-1"}, "-1");
-  expect_error({"naive"}, "naive");  // rungs are numbers
+  expect_error({"-2"}, "-2");
+  expect_error({"naiv"}, "naiv");  // a name must be whole
 }
 
 TEST(Cli, SizesAreSquareShapes) {

@@ -79,9 +79,9 @@ class LoadTest(unittest.TestCase):
     def test_names_give_rung_kernel_and_shape(self):
         cublas = next(r for r in self.results if r.rung == 0 and r.shape == "4096x4096x4096")
         self.assertEqual(cublas.kernel, bench_results.CUBLAS)
-        self.assertAlmostEqual(cublas.pct_of_cublas, 100.0)
+        self.assertAlmostEqual(cublas.pct_of_reference, 100.0)
         names = [b["name"] for b in fixture()["benchmarks"]]
-        rungs = [r for r in self.results if r.rung]
+        rungs = [r for r in self.results if r.rung > 0]
         self.assertTrue(rungs, "the fixture has rungs")
         for r in rungs:
             self.assertTrue(any(f"/rung:{r.rung:02d}_{r.kernel}/{r.shape}/" in n for n in names))
@@ -132,18 +132,19 @@ class TableTest(unittest.TestCase):
         context, results = bench_results.load(FIXTURE)
         table = bench_results.ladder_markdown(context, results, 4096)
         rows = [line for line in table.splitlines() if line.startswith("| ")]
-        self.assertEqual(rows[0], "| Rung | Kernel | GFLOP/s | % of cuBLAS |")
-        self.assertEqual(rows[1], "| ---: | :--- | ---: | ---: |")
+        self.assertEqual(rows[0], "| Rung | Kernel | GFLOP/s | % of reference | Reference |")
+        self.assertEqual(rows[1], "| ---: | :--- | ---: | ---: | :--- |")
         body = rows[2:]
-        self.assertTrue(body[0].startswith("| 0 | cuBLAS | ") and body[0].endswith(" | 100.0 |"))
+        self.assertTrue(body[0].startswith("| 0 | cuBLAS | ") and body[0].endswith(" | — | — |"))
         numbers = [int(row.split("|")[1]) for row in body]
         self.assertEqual(numbers, sorted(numbers), "ladder order")
         for r in bench_results.ladder_at(results, 4096):
             row = next(row for row in body if row.startswith(f"| {r.rung} | {r.kernel} |"))
             if r.status == "ok":
-                self.assertIn(f"| {r.gflops:.0f} | {r.pct_of_cublas:.1f} |", row)
+                if r.rung > 0:
+                    self.assertIn(f"| {r.gflops:.0f} | {r.pct_of_reference:.1f} | cuBLAS |", row)
             else:
-                self.assertIn("| skipped | — |", row)
+                self.assertIn("| skipped | — | cuBLAS |", row)
                 self.assertIn(f"- {r.label} skipped: {r.message}", table)
 
     def test_a_failed_rung_says_so(self):
@@ -157,7 +158,7 @@ class TableTest(unittest.TestCase):
             context, results = bench_results.load(os.path.join(tmp, "b.json"))
         size = next(r.M for r in results if r.rung == 2 and r.square and r.status == "error")
         table = bench_results.ladder_markdown(context, results, size)
-        self.assertIn("| 2 | coalesced | FAILED | — |", table)
+        self.assertIn("| 2 | coalesced | FAILED | — | cuBLAS |", table)
         self.assertIn("exact FAIL: 3", table)
 
     def test_a_size_not_measured_is_a_clear_error(self):
@@ -203,7 +204,7 @@ class ResultsTableScriptTest(unittest.TestCase):
         self.table()
         text = self.text()
         with open(self.readme, "w") as f:
-            f.write(text.replace("| 100.0 |", "| 99.0 |"))
+            f.write(text.replace("| 0 | cuBLAS | ", "| 0 | cuBLAS | 1"))
         p = self.table("--check")
         self.assertEqual(p.returncode, 1)
         self.assertIn("-| 0 | cuBLAS", p.stdout)

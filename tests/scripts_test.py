@@ -185,7 +185,7 @@ class Sass(unittest.TestCase):
         self.assertEqual(usage[("sm_90a", self.name)]["registers"], 90)
 
     def test_names(self):
-        r = ladder.Rung(6, "vectorized", "")
+        r = ladder.Rung(6, "vectorized", "fp32", "")
         for demangled in ("void sgemm::vectorized::sgemm_vectorized<true>(int, int)",
                           "void sgemm::vectorized::sgemm_vectorized<(bool)1>(int, int)"):
             self.assertIn(kernel_names.variant_of(r, demangled, self.name),
