@@ -5,14 +5,20 @@
 #  - docs.measured_tables: every rung's doc has its measured results between
 #    <!-- measured:begin results/<gpu>/bench.json --> / <!-- measured:end --> markers, as
 #    the committed JSON has them (scripts/docs-tables regenerates them; this runs its --check);
-#  - docs.tables_script: scripts/docs-tables on a fixture JSON.
-set(_docs_tests docs.diffs_in_step docs.measured_tables docs.tables_script)
+#  - docs.tables_script: scripts/docs-tables on a fixture JSON;
+#  - docs.precision_tables: the precision comparisons (README, docs 12-14) between
+#    <!-- precision-table:begin results/<gpu>/precision.json --> markers, as the committed
+#    `sgemm --accuracy` JSON has them (scripts/precision-table --check).
+set(_docs_tests docs.diffs_in_step docs.measured_tables docs.tables_script
+    docs.precision_tables)
 find_package(Python3 3.8 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   add_test(NAME docs.diffs_in_step
     COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/docs-diffs --check)
   add_test(NAME docs.measured_tables
     COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/docs-tables --check)
+  add_test(NAME docs.precision_tables
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/precision-table --check)
   add_test(NAME docs.tables_script
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/docs_tables_test.py)
 else()  # fail rather than vanish: CI must run these

@@ -54,7 +54,7 @@ def check_rule(rule, instances, where_text, labels):
     for k in chosen:
         name = labels[id(k)]
         if where == "main_loop" and not k["main_loop"]:
-            results.append((False, f"{name}: no main loop (no loop with FFMA) -- {why}"))
+            results.append((False, f"{name}: no main loop (no loop with FFMA, HMMA or HGMMA) -- {why}"))
             continue
         failed = []
         shown = []

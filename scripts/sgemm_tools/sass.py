@@ -3,8 +3,8 @@
 Counts: FFMA and every other opcode base; LDS/LDG/STS/... also by access width in bits (LDS.32
 is plain `LDS` in SASS, LDS.128 is `LDS.128` or `LDS.U.128`). A loop is a backward branch,
 except from the out-of-line code after the kernel's last EXIT; the main loop is the loop whose
-body holds the most FFMA, the innermost one on a tie. Counts are static: one pass through the
-code as written.
+body holds the most FFMA, HMMA and HGMMA, the innermost one on a tie. Counts are static: one
+pass through the code as written.
 """
 import re
 from collections import Counter
@@ -123,7 +123,16 @@ def analyse(instructions):
         described.append({"start": f"0x{start:04x}", "end": f"0x{end:04x}", "counts": mix(body),
                           "_body": body})
     hot = max(described, default=None,
-              key=lambda lp: (lp["counts"].get("FFMA", 0), -lp["counts"]["instructions"]))
-    if hot and not hot["counts"].get("FFMA"):
+              key=lambda lp: (arithmetic(lp["counts"]), -lp["counts"]["instructions"]))
+    if hot and not arithmetic(hot["counts"]):
         hot = None
     return whole, hot, described
+
+
+# What a GEMM's main loop is made of: FFMA on the CUDA cores, HMMA (mma.sync) or HGMMA
+# (wgmma) on the tensor cores.
+ARITHMETIC = ("FFMA", "HMMA", "HGMMA")
+
+
+def arithmetic(counts):
+    return sum(counts.get(op, 0) for op in ARITHMETIC)

@@ -31,7 +31,7 @@ def print_tables(kernels, binary):
     short = {"instructions": "instr"}
     heads = [short.get(c, c) for c in columns]
     print(f"SASS of {binary} ({', '.join(sorted(archs))})\n")
-    print("Main loop: the loop holding the most FFMA; one pass through its body")
+    print("Main loop: the loop holding the most FFMA, HMMA and HGMMA; one pass through its body")
     rows = []
     for k in kernels:
         lp = k["main_loop"]
@@ -55,7 +55,7 @@ def print_listing(kernels):
         lp = k["main_loop"]
         print(f"\nMain loop of rung {k['rung']} {k['name']}{k['variant']} ({k['arch']}):")
         if not lp:
-            print("  (no loop with FFMA)")
+            print("  (no loop with FFMA, HMMA or HGMMA)")
             continue
         for address, opcode, operands in lp["_body"]:
             print(f"  /*{address:04x}*/  {opcode} {operands}".rstrip())
