@@ -8,6 +8,7 @@ scripts/docs-tables and their CPU tests need nothing installed.
     print(bench_results.ladder_markdown(context, results, 4096))
     print(bench_results.rung_markdown(context, results, 6, "results/h100/bench.json"))
 """
+import functools
 import json
 import re
 import statistics
@@ -34,6 +35,7 @@ _OLD_SKIP_PREFIX = "skipped: "
 CUBLAS = "cuBLAS"
 
 
+@functools.lru_cache(maxsize=None)
 def reference_of(rung):
     """The name of the reference a rung's % is of ("cublas", "cublas_tf32"): its precision
     class in kernels/ladder.inc; cuBLAS SGEMM for a rung the list no longer has."""
