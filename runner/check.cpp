@@ -25,7 +25,20 @@ constexpr double kTwo24 = 16777216.0;  // 2^24: FP32 holds every whole number up
 // The largest |sum over k| of whole-number inputs in [-kExactInputMax, kExactInputMax].
 double largest_sum(int K) { return double(kExactInputMax) * kExactInputMax * K; }
 
+// The unit every sum of split inputs is a multiple of, and their largest |sum| in that unit.
+constexpr double kSplitUnit = 1.0 / 2048.0;
+double largest_split_sum_units(int K) { return K * (1.0 + kSplitUnit) / kSplitUnit; }
+
 }  // namespace
+
+ExactInputs exact_inputs(Precision precision, int K) {
+  return precision == Precision::fp32 && K <= kSplitInputMaxK ? ExactInputs::split
+                                                              : ExactInputs::whole;
+}
+
+const char* to_string(ExactInputs inputs) {
+  return inputs == ExactInputs::split ? "split" : "whole";
+}
 
 std::string exact_mode_obstacle(float alpha, float beta, int K) {
   char why[256];
@@ -47,11 +60,15 @@ std::string exact_mode_obstacle(float alpha, float beta, int K) {
   return "";
 }
 
-bool exact_epilogue(float alpha, float beta, int K) {
+bool exact_epilogue(float alpha, float beta, int K, ExactInputs inputs) {
   const double a16 = double(alpha) * 16, b16 = double(beta) * 16;
   if (a16 != std::floor(a16) || b16 != std::floor(b16)) return false;
-  const double largest = std::fabs(a16) * largest_sum(K) + std::fabs(b16) * kExactInputMax;
-  return largest_sum(K) < kTwo24 && largest < kTwo24;
+  // Sums and C0 in units of the sum's unit (C0 holds whole numbers in both input sets).
+  const bool split = inputs == ExactInputs::split;
+  const double sum = split ? largest_split_sum_units(K) : largest_sum(K);
+  const double c0 = kExactInputMax * (split ? 1 / kSplitUnit : 1.0);
+  const double largest = std::fabs(a16) * sum + std::fabs(b16) * c0;
+  return sum < kTwo24 && largest < kTwo24;
 }
 
 CheckPlan plan_checks(ChecksToRun requested, float alpha, float beta, int K) {
@@ -94,6 +111,12 @@ double random_tolerance(int K, Precision precision) {
   return sums + 2.0 * 2.0 * (2.0 * kTf32Unit);
 }
 
+void apply_fp64_bound(Comparison& comparison, double rel_error, int K, Precision precision) {
+  comparison.error_vs_fp64 = rel_error;
+  comparison.error_vs_fp64_allowed = random_tolerance(K, precision);
+  if (!(rel_error <= comparison.error_vs_fp64_allowed)) comparison.pass = false;  // NaN fails
+}
+
 namespace {
 
 struct Expectation {
@@ -104,7 +127,8 @@ struct Expectation {
 // One element of `r`; `exact_scalars` is exact_epilogue(alpha, beta, K).
 Expectation expectation(const Reference& r, size_t at, bool exact_scalars) {
   if (r.mode == CheckMode::random && r.alpha != 0.f)
-    return {double(r.expected[at]), random_tolerance(r.K, r.precision) * double(r.magnitude[at])};
+    return {double(r.expected[at]),
+            random_tolerance(r.K, r.precision) * double(r.magnitude[at]) + r.absolute_slack};
   // alpha * sum + beta * C0 in FP64, where both products are exact; the terms BLAS does not
   // read (A and B when alpha == 0, C0 when beta == 0) take no part, so NaN there cannot leak.
   const double product = r.alpha == 0.f ? 0.0 : double(r.alpha) * r.sum[at];
@@ -113,6 +137,11 @@ Expectation expectation(const Reference& r, size_t at, bool exact_scalars) {
       exact_scalars ? 0.0
                     : kEpilogueRoundings * kFp32Unit * (std::fabs(product) + std::fabs(scaled));
   return {product + scaled, allowed};
+}
+
+// The same IEEE class: NaN and NaN, or the same infinity (both checked before any error).
+bool same_non_finite(double got, double expected) {
+  return std::isnan(expected) ? std::isnan(got) : std::isinf(expected) && got == expected;
 }
 
 }  // namespace
@@ -127,13 +156,16 @@ std::string Comparison::summary() const {
   if (!first.empty())
     out << "; first at (" << first[0].row << ", " << first[0].col << "): got " << first[0].got
         << ", expected " << first[0].expected;
+  if (error_vs_fp64_allowed > 0 && !(error_vs_fp64 <= error_vs_fp64_allowed))
+    out << "; error vs FP64 " << error_vs_fp64 << " above the allowed " << error_vs_fp64_allowed;
   return out.str();
 }
 
 Comparison compare(const Reference& reference, int M, int N, int ldc, const float* got,
                    float padding, int max_reported) {
   Comparison result;
-  const bool exact_scalars = exact_epilogue(reference.alpha, reference.beta, reference.K);
+  const bool exact_scalars =
+      exact_epilogue(reference.alpha, reference.beta, reference.K, reference.inputs);
   for (int i = 0; i < M; ++i) {
     for (int j = 0; j < ldc; ++j) {
       const long long at = static_cast<long long>(i) * ldc + j;
@@ -148,7 +180,16 @@ Comparison compare(const Reference& reference, int M, int N, int ldc, const floa
       const Expectation e = expectation(reference, at, exact_scalars);
       const double g = got[at];
       // Equal values pass, Inf == Inf included; otherwise the error must be within bounds.
-      // Every comparison with NaN is false, so NaN fails (and NaN == NaN is never a pass).
+      // Every comparison with NaN is false, so NaN fails (and NaN == NaN is never a pass),
+      // unless the inputs held Inf or NaN and the reference's element is NaN too.
+      if (reference.non_finite_inputs && !std::isfinite(e.value)) {
+        if (same_non_finite(g, e.value)) continue;
+        result.pass = false;
+        result.max_abs_error = INFINITY;
+        result.max_error_ratio = INFINITY;
+        if (result.mismatches++ < max_reported) result.first.push_back({i, j, got[at], e.value});
+        continue;
+      }
       const bool equal = g == e.value;
       const double error = equal ? 0.0 : std::fabs(g - e.value);  // NaN or inf possible
       const bool ok = equal || error <= e.allowed;
@@ -168,7 +209,8 @@ Comparison compare(const Reference& reference, int M, int N, int ldc, const floa
 }
 
 std::vector<double> expected_values(const Reference& reference, int M, int ldc) {
-  const bool exact_scalars = exact_epilogue(reference.alpha, reference.beta, reference.K);
+  const bool exact_scalars =
+      exact_epilogue(reference.alpha, reference.beta, reference.K, reference.inputs);
   std::vector<double> values(static_cast<size_t>(M) * ldc);
   for (size_t at = 0; at < values.size(); ++at)
     values[at] = expectation(reference, at, exact_scalars).value;

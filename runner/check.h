@@ -40,6 +40,21 @@ constexpr double kTf32Unit = 1.0 / 2048.0;
 // Exact-mode inputs are whole numbers in [-kExactInputMax, kExactInputMax].
 constexpr int kExactInputMax = 2;
 
+// The inputs of an exact check (docs/00_method.md).
+//   whole: whole numbers in [-kExactInputMax, kExactInputMax], for any K below 2^22.
+//   split: inputs whose TF32 split is not trivial, for an fp32 rung when K <= kSplitInputMaxK:
+//          A[i][k] = w (1 + 2^-11) for even k and w for odd k, B[k][j] = w for even k and
+//          w (1 + 2^-11) for odd k, w a whole number in [-1, 1]. Every product has one factor
+//          of 12 significant bits, one more than TF32 holds, so a 3xTF32 kernel that drops its
+//          small products misses 2^-11 of every nonzero product. Every product is a multiple
+//          of 2^-11 no larger than 1 + 2^-11, so every partial sum, in any order, is one below
+//          K (1 + 2^-11) < 2^13: exact in FP32. A tf32 rung cannot hold the 12th bit, so it
+//          gets whole numbers.
+enum class ExactInputs { whole, split };
+constexpr int kSplitInputMaxK = 8188;  // K (2^11 + 1) < 2^24: every sum of split inputs exact
+ExactInputs exact_inputs(Precision precision, int K);
+const char* to_string(ExactInputs inputs);  // "whole", "split"
+
 // The one policy for what a check may run, shared by the CLI, the bench, the autotuner and
 // the tests: the modes to run, or the reason a requested mode is impossible for this problem.
 struct CheckPlan {
@@ -54,9 +69,10 @@ CheckPlan plan_checks(ChecksToRun requested, float alpha, float beta, int K);
 std::string exact_mode_obstacle(float alpha, float beta, int K);
 
 // True when alpha * sum + beta * C0 is exactly representable for every exact-mode input
-// (alpha and beta multiples of 1/16, every partial result below 2^24 sixteenths): then the
-// exact check is equality. Otherwise it allows the epilogue's roundings, and only those.
-bool exact_epilogue(float alpha, float beta, int K);
+// (alpha and beta multiples of 1/16, every partial result below 2^24 sixteenths of the sum's
+// unit: 1 for whole inputs, 2^-11 for split ones): then the exact check is equality.
+// Otherwise it allows the epilogue's roundings, and only those.
+bool exact_epilogue(float alpha, float beta, int K, ExactInputs inputs = ExactInputs::whole);
 
 // Exact mode, inexact epilogue: |got - expected| <= kEpilogueRoundings * u * (|alpha * sum| +
 // |beta * C0|). Three roundings at most (alpha*sum, beta*C0, their sum; fewer with FMA).
@@ -70,6 +86,13 @@ constexpr double kEpilogueRoundings = 3;
 //         truncated) errs by up to 2 * 2 u_tf32 of |a||b|, in ours and in cuBLAS's.
 double random_tolerance(int K, Precision precision = Precision::fp32);
 
+// Random mode, second rule: the result's relative Frobenius error against the FP64 product of
+// the same inputs, ||C - C64||_F / ||C64||_F, may be at most random_tolerance(K, precision).
+// The per-element rule above is relative to sum_k |a||b|, about K/4 for these inputs, while
+// C itself is about sqrt(K)/3: at long K a kernel that computes at TF32 accuracy (relative
+// error ~2.6e-4 at every K) passes it but not this rule (7.9e-6 at K = 4096, 4.3e-5 at
+// K = 131072; FP32 kernels measure 0.2-0.4 sqrt(K) u). apply_fp64_bound (below) applies it.
+
 // What a result is compared with, element by element, all M x N with leading dimension ldc.
 //   exact mode:  expected = alpha * sum + beta * c0, computed in FP64 from the exact sum.
 //   random mode: expected = the reference's C, within random_tolerance(K) * magnitude.
@@ -77,13 +100,19 @@ double random_tolerance(int K, Precision precision = Precision::fp32);
 // expected = beta * c0, and with beta == 0 as well, exactly 0. With beta == 0, c0 is not used.
 struct Reference {
   CheckMode mode = CheckMode::exact;
-  Precision precision = Precision::fp32;  // random mode's tolerance; exact mode is exact for both
+  Precision precision = Precision::fp32;    // random mode's tolerance; exact mode is exact for both
+  ExactInputs inputs = ExactInputs::whole;  // exact mode: what the sums were made of
   int K = 1;
   float alpha = 1.f, beta = 0.f;
   const float* sum = nullptr;        // exact mode: sum_k A[i][k] B[k][j] (exact)
   const float* c0 = nullptr;         // exact mode, or alpha == 0: C before the call
   const float* expected = nullptr;   // random mode: the reference's C
   const float* magnitude = nullptr;  // random mode: the scale above
+  // Random mode on inputs that hold Inf or NaN (the FP32 semantics tests): an expected NaN is
+  // matched by a NaN and an expected Inf by the same Inf; a finite expected value still needs
+  // a finite result within the tolerance.
+  bool non_finite_inputs = false;
+  double absolute_slack = 0;  // allowed on top, for results near FP32's subnormal spacing
 };
 
 struct Mismatch {
@@ -94,12 +123,14 @@ struct Mismatch {
 
 struct Comparison {
   bool pass = true;
-  long long mismatches = 0;       // elements of C outside the rule (NaN counts)
-  long long padding_changed = 0;  // elements of C's padding (cols N..ldc-1) that were written
-  double max_abs_error = 0;       // largest |got - expected| (inf when NaN appears)
-  double max_error_ratio = 0;     // largest |got - expected| / allowed error (inf if 0 allowed)
-  std::vector<Mismatch> first;    // the first few mismatches, row-major order
-  std::string summary() const;    // one line: "PASS" or "FAIL: 3 mismatches, first (r, c) ..."
+  long long mismatches = 0;          // elements of C outside the rule (NaN counts)
+  long long padding_changed = 0;     // elements of C's padding (cols N..ldc-1) that were written
+  double max_abs_error = 0;          // largest |got - expected| (inf when NaN appears)
+  double max_error_ratio = 0;        // largest |got - expected| / allowed error (inf if 0 allowed)
+  double error_vs_fp64 = 0;          // random mode: relative Frobenius error vs FP64, and
+  double error_vs_fp64_allowed = 0;  // its bound (0: not measured)
+  std::vector<Mismatch> first;       // the first few mismatches, row-major order
+  std::string summary() const;       // one line: "PASS" or "FAIL: 3 mismatches, first (r, c) ..."
 };
 
 // Compares an M x N result held with leading dimension ldc with `reference`. An element
@@ -107,6 +138,10 @@ struct Comparison {
 // error; NaN never passes. `padding` is what the columns N..ldc-1 must still hold.
 Comparison compare(const Reference& reference, int M, int N, int ldc, const float* got,
                    float padding, int max_reported = 10);
+
+// The FP64 rule of random mode (random_tolerance above): sets pass = false when `rel_error` is
+// above the bound or NaN, and records both numbers in the comparison.
+void apply_fp64_bound(Comparison& comparison, double rel_error, int K, Precision precision);
 
 // Every element's expected value under `reference` (padding columns included, unchecked),
 // for the failure dump.

@@ -173,15 +173,21 @@ __global__ void fill_matrix_kernel(float* m, int rows, int cols, int ld, Fill fi
       continue;
     }
     const uint64_t h = splitmix64(seed * 0x100000001B3ull ^ i);  // a hash of the index
-    if (fill == Fill::poison)
+    if (fill == Fill::poison) {
       m[i] = NAN;
-    else if (fill == Fill::whole_numbers)
+    } else if (fill == Fill::split_a || fill == Fill::split_b) {
+      const size_t k = fill == Fill::split_a ? i % ld : i / ld;  // the index along K
+      const bool twelve_bits = (k % 2 == 0) == (fill == Fill::split_a);
+      m[i] = static_cast<float>(static_cast<int>(h % 3) - 1) * (twelve_bits ? 1.f + 0x1p-11f : 1.f);
+    } else if (fill == Fill::whole_numbers) {
       m[i] = static_cast<float>(static_cast<int>(h % (2 * kExactInputMax + 1)) - kExactInputMax);
-    else if (fill == Fill::wide_range)  // 24 random bits -> e in [-10, 10); the lowest, the sign
+    } else if (fill ==
+               Fill::wide_range) {  // 24 random bits -> e in [-10, 10); the lowest, the sign
       m[i] = copysignf(exp2f(static_cast<float>(h >> 40) * (20.0f / 16777216.0f) - 10.0f),
                        (h & 1) ? -1.0f : 1.0f);
-    else  // 24 random bits -> [-1, 1)
+    } else {  // 24 random bits -> [-1, 1)
       m[i] = static_cast<float>(h >> 40) * (2.0f / 16777216.0f) - 1.0f;
+    }
   }
 }
 

@@ -70,6 +70,11 @@ enum class Fill {
   uniform,        // uniform reals in [-1, 1)
   wide_range,     // +-2^e, e uniform in [-10, 10): magnitudes spanning 2^-10 .. 2^10
   poison,         // NaN: an output that must be written, or an input that must not be read
+  // Exact mode's split inputs (check.h, ExactInputs::split): whole numbers w in [-1, 1], and
+  // w (1 + 2^-11) where the index along K is even (A: K runs along the columns) or odd
+  // (B: K runs along the rows), so that every product has one factor of 12 significant bits.
+  split_a,
+  split_b,
 };
 
 // Fills a rows x cols matrix stored with leading dimension ld (ld >= cols) from a seeded

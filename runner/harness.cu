@@ -128,6 +128,23 @@ struct Harness::Impl {
     o.C = c.get(o.nc + p.offset.c) + p.offset.c;
     return o;
   }
+
+  // alpha * A * B + beta * C0 in FP64 from the same FP32 inputs (cuBLAS DGEMM; C0 is not read
+  // when beta == 0). cudaMalloc aligns a slot for doubles.
+  const double* fp64_product(Harness& h, const Problem& p, const Operands& in, const float* C0) {
+    auto doubles = [](Slot& slot, size_t count) {
+      return reinterpret_cast<double*>(slot.get(2 * count));
+    };
+    double* A64 = doubles(a64, in.na);
+    double* B64 = doubles(b64, in.nb);
+    double* C64 = doubles(c64, in.nc);
+    widen(in.A, A64, in.na, stream);
+    widen(in.B, B64, in.nb, stream);
+    widen(C0, C64, in.nc, stream);
+    if (p.beta == 0.f) CUDA_CHECK(cudaMemsetAsync(C64, 0, in.nc * sizeof(double), stream));
+    h.cublas_dgemm(p, A64, B64, C64);
+    return C64;
+  }
 };
 
 Harness::Harness(int device) : impl_(std::make_unique<Impl>()) {
@@ -157,8 +174,9 @@ void Harness::require_memory(const Problem& problem, bool for_check) const {
   const Shape& s = problem.shape;
   const double a = elements(s.M, s.a_ld()), b = elements(s.K, s.b_ld()),
                c = elements(s.M, s.c_ld());
-  // A check holds A, B, |A|, |B| and C four times (input, ours, cuBLAS's, magnitude).
-  const double floats = for_check ? 2 * (a + b) + 4 * c : a + b + c;
+  // A check holds A, B, |A|, |B| and C four times (input, ours, cuBLAS's, magnitude), and A,
+  // B and C in FP64 (two floats each) for the random mode's FP64 rule.
+  const double floats = for_check ? 4 * (a + b) + 6 * c : a + b + c;
   const double need = floats * sizeof(float), have = static_cast<double>(free_device_memory());
   if (need > 0.9 * have) {
     char text[256];
@@ -290,14 +308,26 @@ CheckReport Harness::check(const Kernel& kernel, const Problem& p, CheckMode mod
   const Operands in = m.operands(p);
   float* C0 = m.c0.get(in.nc + p.offset.c) + p.offset.c;
   float* reference = m.expected.get(in.nc + p.offset.c) + p.offset.c;
+  // Exact mode: whole numbers, or for an fp32 rung at K <= kSplitInputMaxK inputs whose TF32
+  // split is not trivial (check.h); C0 holds whole numbers either way.
+  const ExactInputs exact = exact_inputs(precision, s.K);
+  const bool split = mode == CheckMode::exact && exact == ExactInputs::split;
   const Fill fill = mode == CheckMode::exact ? Fill::whole_numbers : Fill::uniform;
   // BLAS reads A and B only when alpha != 0, and C only when beta != 0: the inputs it must
   // not read hold NaN, so a read shows in the result; so does an element never written.
   // Padding of A and B holds NaN too (a read past a row's end), C's a sentinel that must
   // survive (a write past a row's end).
-  const Fill ab_fill = p.alpha == 0.f ? Fill::poison : fill;
-  fill_matrix(in.A, s.M, s.K, s.a_ld(), ab_fill, seed * 3 + 0, NAN, m.stream);
-  fill_matrix(in.B, s.K, s.N, s.b_ld(), ab_fill, seed * 3 + 1, NAN, m.stream);
+  const bool poison_ab = p.alpha == 0.f;
+  fill_matrix(in.A, s.M, s.K, s.a_ld(),
+              poison_ab ? Fill::poison
+              : split   ? Fill::split_a
+                        : fill,
+              seed * 3 + 0, NAN, m.stream);
+  fill_matrix(in.B, s.K, s.N, s.b_ld(),
+              poison_ab ? Fill::poison
+              : split   ? Fill::split_b
+                        : fill,
+              seed * 3 + 1, NAN, m.stream);
   const Fill c_fill = p.beta == 0.f ? Fill::poison : fill;
   fill_matrix(C0, s.M, s.N, s.c_ld(), c_fill, seed * 3 + 2, kPaddingSentinel, m.stream);
   CUDA_CHECK(cudaMemcpyAsync(in.C, C0, in.nc * sizeof(float), cudaMemcpyDeviceToDevice, m.stream));
@@ -308,6 +338,7 @@ CheckReport Harness::check(const Kernel& kernel, const Problem& p, CheckMode mod
   Reference ref;
   ref.mode = mode;
   ref.precision = precision;
+  ref.inputs = split ? ExactInputs::split : ExactInputs::whole;
   ref.K = s.K;
   ref.alpha = p.alpha;
   ref.beta = p.beta;
@@ -343,6 +374,12 @@ CheckReport Harness::check(const Kernel& kernel, const Problem& p, CheckMode mod
   CheckReport report;
   report.mode = mode;
   report.comparison = compare(ref, s.M, s.N, s.c_ld(), got.data(), kPaddingSentinel);
+  if (mode == CheckMode::random && p.alpha != 0.f) {
+    // The second rule of random mode: the error against the FP64 product (check.h).
+    const double* C64 = m.fp64_product(*this, p, in, C0);
+    const ErrorVsFp64 e = error_vs_fp64(in.C, C64, s.M, s.N, s.c_ld(), m.stream);
+    apply_fp64_bound(report.comparison, e.rel_frobenius, s.K, precision);
+  }
   if (!report.pass()) {
     char name[160];
     std::snprintf(name, sizeof name, "sgemm_failure_%s_%dx%dx%d_%s.txt", label.c_str(), s.M, s.N,
@@ -367,19 +404,7 @@ std::vector<Accuracy> Harness::accuracy(const std::vector<Kernel>& kernels, cons
   fill_matrix(C0, s.M, s.N, s.c_ld(), p.beta == 0.f ? Fill::poison : fill, seed * 3 + 2, 0.f,
               m.stream);
 
-  // The FP64 product of the same FP32 inputs. cudaMalloc aligns a slot for doubles.
-  auto doubles = [](Slot& slot, size_t count) {
-    return reinterpret_cast<double*>(slot.get(2 * count));
-  };
-  double* A64 = doubles(m.a64, in.na);
-  double* B64 = doubles(m.b64, in.nb);
-  double* C64 = doubles(m.c64, in.nc);
-  widen(in.A, A64, in.na, m.stream);
-  widen(in.B, B64, in.nb, m.stream);
-  widen(C0, C64, in.nc, m.stream);
-  if (p.beta == 0.f) CUDA_CHECK(cudaMemsetAsync(C64, 0, in.nc * sizeof(double), m.stream));
-  cublas_dgemm(p, A64, B64, C64);
-
+  const double* C64 = m.fp64_product(*this, p, in, C0);
   std::vector<Accuracy> out;
   for (const Kernel& kernel : kernels) {
     CUDA_CHECK(

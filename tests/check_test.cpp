@@ -350,6 +350,79 @@ TEST(ExactMode, EpilogueIsExactForDyadicScalarsAndModestK) {
   EXPECT_FALSE(exact_epilogue(16.f, 0.f, 1 << 18));  // alpha * sum passes 2^24 sixteenths
 }
 
+TEST(ExactMode, SplitInputsWhereFp32AndKAllowThem) {
+  EXPECT_EQ(exact_inputs(Precision::fp32, 1), ExactInputs::split);
+  EXPECT_EQ(exact_inputs(Precision::fp32, 4096), ExactInputs::split);
+  EXPECT_EQ(exact_inputs(Precision::fp32, kSplitInputMaxK), ExactInputs::split);
+  EXPECT_EQ(exact_inputs(Precision::fp32, kSplitInputMaxK + 1), ExactInputs::whole);
+  EXPECT_EQ(exact_inputs(Precision::tf32, 64), ExactInputs::whole) << "TF32 holds 11 bits";
+  // Every sum of split inputs is a multiple of 2^-11 below K (1 + 2^-11): 24 bits at most.
+  EXPECT_LT(kSplitInputMaxK * (2048.0 + 1), 16777216.0);
+  EXPECT_GE((kSplitInputMaxK + 1) * (2048.0 + 1), 16777216.0);
+  EXPECT_STREQ(to_string(ExactInputs::split), "split");
+}
+
+TEST(ExactMode, SplitSumsLeaveLessRoomForAnExactEpilogue) {
+  // Sums in units of 2^-11: alpha = 1 keeps them exact while 16 K 2049 < 2^24.
+  EXPECT_TRUE(exact_epilogue(1.f, 0.f, 500, ExactInputs::split));
+  EXPECT_FALSE(exact_epilogue(1.f, 0.f, 4096, ExactInputs::split));
+  EXPECT_TRUE(exact_epilogue(1.f, 0.f, 4096, ExactInputs::whole));
+  EXPECT_FALSE(exact_epilogue(0.3f, 0.f, 16, ExactInputs::split));
+  // Not exact: then the epilogue's roundings are allowed, and no more (a missing small
+  // product, 2^-11, is thousands of times that allowance).
+  Result r(2, 2, 4096, 2);
+  r.alpha = 1.f;
+  for (size_t i = 0; i < r.got.size(); ++i) r.expected[i] = r.got[i] = 1000.f + 0x1p-11f * i;
+  Reference split = r.reference(CheckMode::exact);
+  split.inputs = ExactInputs::split;
+  EXPECT_TRUE(compare(split, 2, 2, 2, r.got.data(), kPad).pass);
+  r.got[r.at(1, 0)] -= 0x1p-11f;
+  EXPECT_FALSE(compare(split, 2, 2, 2, r.got.data(), kPad).pass);
+}
+
+TEST(Fp64Rule, FailsAboveTheBoundAndOnNaN) {
+  Comparison c;
+  apply_fp64_bound(c, 1e-6, 4096, Precision::fp32);
+  EXPECT_TRUE(c.pass);
+  EXPECT_DOUBLE_EQ(c.error_vs_fp64_allowed, random_tolerance(4096));
+  EXPECT_EQ(c.summary(), "PASS");
+  // TF32 accuracy (2.6e-4) at K = 131072: above the bound (4.3e-5), below the TF32 class's.
+  Comparison tf32_accuracy;
+  apply_fp64_bound(tf32_accuracy, 2.6e-4, 131072, Precision::fp32);
+  EXPECT_FALSE(tf32_accuracy.pass);
+  EXPECT_NE(tf32_accuracy.summary().find("error vs FP64"), std::string::npos)
+      << tf32_accuracy.summary();
+  Comparison tf32_rung;
+  apply_fp64_bound(tf32_rung, 2.6e-4, 131072, Precision::tf32);
+  EXPECT_TRUE(tf32_rung.pass);
+  Comparison nan;
+  apply_fp64_bound(nan, std::nan(""), 16, Precision::fp32);
+  EXPECT_FALSE(nan.pass);
+}
+
+TEST(Compare, NonFiniteInputsMatchNaNWithNaNAndInfWithTheSameInf) {
+  const float inf = std::numeric_limits<float>::infinity();
+  Result r(2, 3, 8, 3);
+  r.expected[r.at(0, 0)] = r.got[r.at(0, 0)] = kNaN;
+  r.expected[r.at(0, 1)] = r.got[r.at(0, 1)] = -inf;
+  r.expected[r.at(1, 2)] = kNaN;
+  r.got[r.at(1, 2)] = -kNaN;  // any NaN
+  Reference reference = r.reference(CheckMode::random);
+  EXPECT_FALSE(compare(reference, 2, 3, 3, r.got.data(), kPad).pass) << "NaN is never a pass";
+  reference.non_finite_inputs = true;
+  EXPECT_TRUE(compare(reference, 2, 3, 3, r.got.data(), kPad).pass);
+  r.got[r.at(0, 1)] = inf;  // the wrong sign
+  EXPECT_EQ(compare(reference, 2, 3, 3, r.got.data(), kPad).mismatches, 1);
+  r.got[r.at(0, 1)] = kNaN;  // NaN where cuBLAS gives -Inf
+  EXPECT_EQ(compare(reference, 2, 3, 3, r.got.data(), kPad).mismatches, 1);
+  r.got[r.at(0, 1)] = -inf;
+  r.got[r.at(1, 1)] = kNaN;  // NaN where cuBLAS gives a finite value
+  EXPECT_EQ(compare(reference, 2, 3, 3, r.got.data(), kPad).mismatches, 1);
+  r.got[r.at(1, 1)] = r.expected[r.at(1, 1)];
+  r.got[r.at(0, 0)] = 1.f;  // a finite value where cuBLAS gives NaN
+  EXPECT_EQ(compare(reference, 2, 3, 3, r.got.data(), kPad).mismatches, 1);
+}
+
 TEST(CheckPlan, OnePolicyForEveryFrontDoor) {
   const CheckPlan both = plan_checks(ChecksToRun::both, 0.3f, 0.7f, 65536);
   EXPECT_EQ(both.modes, (std::vector<CheckMode>{CheckMode::exact, CheckMode::random}));

@@ -124,7 +124,8 @@ TEST_F(GpuErrors, AlphaZeroReadsNeitherANorB) {
 
 // The same inputs give the same bits on every run, for every rung: no float atomics whose
 // order varies, and split-K slices summed in a fixed order (rung 11 splits these shapes).
-// Random real inputs, so that a different summation order would show in the last bits.
+// Random real inputs, so that a different summation order would show in the last bits. Each
+// run is also compared with cuBLAS, so that a rung that writes nothing cannot pass.
 TEST_F(GpuErrors, EveryRungIsBitwiseRepeatable) {
   for (Shape s : {Shape{256, 256, 8192}, Shape{1024, 128, 4096}, Shape{33, 65, 3000}}) {
     DeviceBuffer A(size_t(s.M) * s.K), B(size_t(s.K) * s.N), C(size_t(s.M) * s.N);
@@ -138,6 +139,8 @@ TEST_F(GpuErrors, EveryRungIsBitwiseRepeatable) {
         harness_->run(rung.number, {s, 1.f, 0.f}, A.get(), B.get(), C.get());
         sync();
         runs.push_back(to_host(C));
+        const Comparison c = compare_with_cublas(*harness_, s, A, B, runs.back(), rung.precision);
+        EXPECT_TRUE(c.pass) << "run " << run << ": " << c.summary();
       }
       EXPECT_EQ(std::memcmp(runs[0].data(), runs[1].data(), runs[0].size() * sizeof(float)), 0);
       EXPECT_EQ(std::memcmp(runs[0].data(), runs[2].data(), runs[0].size() * sizeof(float)), 0);

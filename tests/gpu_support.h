@@ -90,4 +90,28 @@ inline Comparison compare_exact(const Buffers& b) {
   return compare(reference, s.M, s.N, s.N, got.data(), 0.f);
 }
 
+// Random-mode comparison of `got` (M x N, tight) with the cuBLAS of `precision` on the same
+// device inputs A and B (tight, alpha = 1, beta = 0): the result must be that product within
+// the FP32 (or TF32) tolerance, so a kernel that writes nothing, or garbage, cannot pass.
+inline Comparison compare_with_cublas(Harness& harness, const Shape& s, const DeviceBuffer& A,
+                                      const DeviceBuffer& B, const std::vector<float>& got,
+                                      Precision precision) {
+  const Problem p{{s.M, s.N, s.K}};
+  DeviceBuffer expected(size_t(s.M) * s.N), absA(A.size()), absB(B.size()),
+      magnitude(size_t(s.M) * s.N);
+  harness.cublas(precision, p, A.get(), B.get(), expected.get());
+  abs_copy(A.get(), absA.get(), A.size(), harness.stream());
+  abs_copy(B.get(), absB.get(), B.size(), harness.stream());
+  harness.cublas_sgemm(p, absA.get(), absB.get(), magnitude.get());
+  CUDA_CHECK(cudaStreamSynchronize(harness.stream()));
+  const std::vector<float> want = to_host(expected), mag = to_host(magnitude);
+  Reference reference;
+  reference.mode = CheckMode::random;
+  reference.precision = precision;
+  reference.K = s.K;
+  reference.expected = want.data();
+  reference.magnitude = mag.data();
+  return compare(reference, s.M, s.N, s.N, got.data(), 0.f);
+}
+
 }  // namespace sgemm::testing
