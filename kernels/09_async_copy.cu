@@ -19,9 +19,10 @@
 // 10 points to dispatch stalls at 255 registers (docs/09_async_copy.md).
 #include <cuda_runtime.h>
 
-#include <atomic>
 #include <cstdint>
 #include <type_traits>
+
+#include "runtime.h"  // the shared-memory opt-in
 
 namespace sgemm::async_copy {
 
@@ -239,21 +240,6 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGE
 
 inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
-// More than 48 KiB of dynamic shared memory is opt-in, per kernel and per device. The flags
-// are function-local statics, one set per kernel, initialised thread-safely; two threads
-// that race on a device both set the same value, which is harmless.
-template <auto kernel>
-cudaError_t allow_shared_bytes(int bytes) {
-  constexpr int kMaxDevices = 64;
-  static std::atomic<bool> allowed[kMaxDevices] = {};
-  int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess || (device < kMaxDevices && allowed[device].load())) return err;
-  err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-  if (err == cudaSuccess && device < kMaxDevices) allowed[device].store(true);
-  return err;
-}
-
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int STAGES>
 cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                         int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
@@ -264,7 +250,7 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
   auto run = [&](auto alignedB) {
     constexpr auto kernel =
         sgemm_async_copy<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES, decltype(alignedB)::value>;
-    const cudaError_t err = allow_shared_bytes<kernel>(T::kSharedBytes);
+    const cudaError_t err = runtime::allow_shared_bytes<kernel>(T::kSharedBytes);
     if (err != cudaSuccess) return err;
     kernel<<<grid, block, T::kSharedBytes, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
                                                      aligned16(C) && ldc % 4 == 0);

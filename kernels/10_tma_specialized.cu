@@ -27,16 +27,12 @@
 // runs rung 9 (sgemm::async_copy::launch). The kernel is sm_90a code: on a GPU that is not
 // compute capability 9.0 the launcher returns cudaErrorNoKernelImageForDevice.
 // Needs: sm_90a   (cmake/ladder.cmake finds this line: CMakeLists.txt builds the file for it)
-#include <cuda.h>          // CUtensorMap and its enums (types only: libcuda is not linked)
-#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
 #include <cuda_runtime.h>
 
-#include <atomic>
 #include <cstdint>
 
-#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL) && !defined(SGEMM_NO_SM90A)
-#error "sm_90a device code: build it with -arch=sm_90a, or define SGEMM_NO_SM90A to omit it"
-#endif
+#include "hopper.cuh"  // mbarriers, TMA copies, setmaxnreg (docs/10 explains each)
+#include "runtime.h"   // tensor maps, the shared-memory opt-in, the Hopper check
 
 namespace sgemm::async_copy {  // rung 9, the path for operands that TMA cannot read
 cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
@@ -45,77 +41,7 @@ cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, co
 
 namespace sgemm::tma_specialized {
 
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
-// An mbarrier completes a phase when `count` arrivals have happened and every byte announced
-// with expect_tx has landed; then its phase parity flips and a new phase begins.
-__device__ __forceinline__ void mbar_init(uint64_t* bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(count)
-               : "memory");
-}
-
-// Makes the initialized mbarriers visible to the other threads and to TMA (the async proxy).
-__device__ __forceinline__ void fence_barrier_init() {
-  asm volatile("fence.mbarrier_init.release.cluster;\n\tfence.proxy.async.shared::cta;\n" ::
-                   : "memory");
-}
-
-// Arrives once, announcing `bytes` that copies will complete on the barrier.
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)),
-               "r"(bytes)
-               : "memory");
-}
-
-// Arrives once (release: this thread's reads before it are done before the phase completes).
-__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_addr(bar)) : "memory");
-}
-
-// Returns once the phase with this parity has completed. try_wait may suspend the thread for a
-// while before it answers no; then it asks again.
-__device__ __forceinline__ void mbar_wait(uint64_t* bar, unsigned parity) {
-  asm volatile(
-      "{\n\t.reg .pred done;\n"
-      "WAIT_%=:\n\t"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
-      "@!done bra WAIT_%=;\n}\n" ::"r"(smem_addr(bar)),
-      "r"(parity)
-      : "memory");
-}
-
-// Copies the box of tensor map `map` at coordinates (c0 innermost, c1) to shared `dst`; the
-// copy completes its bytes on `bar`.
-__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, int c0, int c1,
-                                            uint64_t* bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(smem_addr(dst)),
-      "l"(map), "r"(c0), "r"(c1), "r"(smem_addr(bar))
-      : "memory");
-}
-
-// Fetches a tensor map into the descriptor cache ahead of its first copy.
-__device__ __forceinline__ void prefetch_tensormap(const CUtensorMap* map) {
-  asm volatile("prefetch.tensormap [%0];\n" ::"l"(map) : "memory");
-}
-
-// setmaxnreg (sm_90a): every warp of a warpgroup sets its registers per thread to kRegs. dec
-// returns registers to the block's pool; inc waits until the pool holds enough.
-template <int kRegs>
-__device__ __forceinline__ void release_registers() {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
-#endif
-}
-template <int kRegs>
-__device__ __forceinline__ void claim_registers() {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
-#endif
-}
+using namespace hopper;
 
 // BM x BN: C per block; BK: depth staged per step; WM x WN: C per consumer warp, walked as
 // WMITER x WNITER sub-tiles of WSUBM x WSUBN; TM x TN: C per thread in each sub-tile;
@@ -332,99 +258,13 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGE
 
 inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
-// More than 48 KiB of dynamic shared memory is opt-in, per kernel and per device. The flags
-// are function-local statics, one set per kernel, initialised thread-safely; two threads
-// that race on a device both set the same value, which is harmless.
-template <auto kernel>
-cudaError_t allow_shared_bytes(int bytes) {
-  constexpr int kMaxDevices = 64;
-  static std::atomic<bool> allowed[kMaxDevices] = {};
-  int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess || (device < kMaxDevices && allowed[device].load())) return err;
-  err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-  if (err == cudaSuccess && device < kMaxDevices) allowed[device].store(true);
-  return err;
-}
-
-// sm_90a code runs on compute capability 9.0 only (H100, H200, GH200): cudaSuccess there,
-// else cudaErrorNoKernelImageForDevice, before any call that would fail less clearly. The
-// answer is cached per device like the flags above (0: not asked yet, 1: 9.0, 2: other).
-cudaError_t require_sm90() {
-#ifdef SGEMM_NO_SM90A  // built without 90 among the architectures: the kernel is compiled out
-  return cudaErrorNoKernelImageForDevice;
-#else
-  constexpr int kMaxDevices = 64;
-  static std::atomic<int> known[kMaxDevices] = {};
-  int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess) return err;
-  int state = device < kMaxDevices ? known[device].load() : 0;
-  if (state == 0) {
-    int major = 0, minor = 0;
-    err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-    if (err == cudaSuccess)
-      err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
-    if (err != cudaSuccess) return err;
-    state = major == 9 && minor == 0 ? 1 : 2;
-    if (device < kMaxDevices) known[device].store(state);
-  }
-  return state == 1 ? cudaSuccess : cudaErrorNoKernelImageForDevice;
-#endif
-}
-
-// cuTensorMapEncodeTiled is a driver function; the runtime hands out its address, so the
-// library links the CUDA runtime only, not libcuda. Looked up once per process (a thread that
-// races another looks it up too, harmlessly); a failed lookup is not cached.
-cudaError_t tensor_map_encoder(PFN_cuTensorMapEncodeTiled_v12000* encode) {
-  static std::atomic<PFN_cuTensorMapEncodeTiled_v12000> found{nullptr};
-  *encode = found.load();
-  if (*encode != nullptr) return cudaSuccess;
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult result = cudaDriverEntryPointSymbolNotFound;
-#if CUDART_VERSION >= 12050
-  // 12000: the version of the function's ABI, the one in the typedef's name
-  const cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
-                                                           cudaEnableDefault, &result);
-#else  // CUDA 12.0 to 12.4 have only the unversioned lookup (deprecated since)
-  const cudaError_t err =
-      cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &result);
-#endif
-  if (err != cudaSuccess) return err;
-  if (result == cudaDriverEntryPointVersionNotSufficent) return cudaErrorInsufficientDriver;
-  if (result != cudaDriverEntryPointSuccess || fn == nullptr) return cudaErrorSymbolNotFound;
-  *encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
-  found.store(*encode);
-  return cudaSuccess;
-}
-
-// A tensor map of the row-major rows x cols matrix at `base` (leading dimension ld floats),
-// read in boxes of boxRows x boxCols. Dimension 0 is the contiguous one; strides are in bytes.
-// Elements of a box outside the matrix arrive as zeros (FLOAT_OOB_FILL_NONE).
-cudaError_t make_tensor_map(CUtensorMap* map, const float* base, int rows, int cols, int ld,
-                            int boxRows, int boxCols, CUtensorMapSwizzle swizzle) {
-  PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
-  const cudaError_t err = tensor_map_encoder(&encode);
-  if (err != cudaSuccess) return err;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(float)};  // of dim 1
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(boxCols), static_cast<cuuint32_t>(boxRows)};
-  const cuuint32_t step[2] = {1, 1};  // every element of the box, no stride
-  const CUresult result =
-      encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims, strides, box,
-             step, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  // The encoder only checks its arguments against TMA's rules (CUDA_ERROR_INVALID_VALUE).
-  return result == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
-}
-
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int STAGES>
 cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                         int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
   using T = Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES>;
   const dim3 block(T::kThreads);
   const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);
-  cudaError_t err = require_sm90();
+  cudaError_t err = runtime::require_sm90();
   if (err != cudaSuccess) return err;
   // The fallback: a tensor map needs a 16-byte aligned base and rows a multiple of 16 bytes
   // apart. Where A's or B's are not, rung 9 runs instead (C's alignment only matters to the
@@ -436,10 +276,12 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
                                            : BK == 16 ? CU_TENSOR_MAP_SWIZZLE_64B
                                                       : CU_TENSOR_MAP_SWIZZLE_32B;
   CUtensorMap tmA, tmB;  // built per call (pointers and sizes change); 128 bytes each
-  err = allow_shared_bytes<kernel>(T::kSharedBytes);
-  if (err == cudaSuccess) err = make_tensor_map(&tmA, A, M, K, lda, BM, BK, kSwizzleA);
+  constexpr CUtensorMapDataType kFloat = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  err = runtime::allow_shared_bytes<kernel>(T::kSharedBytes);
   if (err == cudaSuccess)
-    err = make_tensor_map(&tmB, B, K, N, ldb, BK, BN, CU_TENSOR_MAP_SWIZZLE_NONE);
+    err = runtime::make_tensor_map(&tmA, A, kFloat, M, K, lda, BM, BK, kSwizzleA);
+  if (err == cudaSuccess)
+    err = runtime::make_tensor_map(&tmB, B, kFloat, K, N, ldb, BK, BN, CU_TENSOR_MAP_SWIZZLE_NONE);
   if (err != cudaSuccess) return err;
   kernel<<<grid, block, T::kSharedBytes, stream>>>(M, N, K, alpha, tmA, tmB, beta, C, ldc,
                                                    aligned16(C) && ldc % 4 == 0);

@@ -5,9 +5,10 @@
 // with s slices, block (x, y, z) computes its tile over the z-th slice of K, so s times the
 // blocks work at once, and a second kernel adds the slices' partial tiles.
 //
-// The partial tiles go to a workspace of s x M x N floats that the library owns: a
-// stream-ordered pool per device that keeps what it has, so a call allocates only when a
-// problem needs more than any before it (the warm-up calls, never the timed ones). The sum
+// The partial tiles go to s x M x N floats of the library's workspace (runtime.h): a pool per
+// device that keeps what it holds, so a call allocates only when a problem needs more than
+// any before it (the warm-up calls, never the timed ones); when it cannot hold the slices,
+// the tile runs unsplit, which needs none. The sum
 // runs over the slices in order, z = 0, 1, ..., for every element, so the result is bitwise
 // the same from run to run: no atomics whose order would vary. With whole-number inputs every
 // partial sum is exact, so the exact check still holds.
@@ -20,22 +21,17 @@
 // TMA needs A and B 16-byte aligned with lda and ldb multiples of 4. Rung 10 ran rung 9 for
 // the others (74-80% of cuBLAS at 4097^3 on an H100, against 94% at 4096^3); now an operand
 // TMA cannot read is first copied, in one pass, into the workspace with rows 16 bytes apart,
-// and every shape gets the same kernel, tiles and slices. Only where that copy would pass the
-// workspace limit does rung 9 still run. The kernel is sm_90a code: on a GPU that is not
+// and every shape gets the same kernel, tiles and slices. Only where the workspace cannot
+// hold that copy does rung 9 still run. The kernel is sm_90a code: on a GPU that is not
 // compute capability 9.0 the launcher returns cudaErrorNoKernelImageForDevice.
 // Needs: sm_90a   (cmake/ladder.cmake finds this line: CMakeLists.txt builds the file for it)
-#include <cuda.h>          // CUtensorMap and its enums (types only: libcuda is not linked)
-#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
-#include <mutex>
 
-#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL) && !defined(SGEMM_NO_SM90A)
-#error "sm_90a device code: build it with -arch=sm_90a, or define SGEMM_NO_SM90A to omit it"
-#endif
+#include "hopper.cuh"  // mbarriers, TMA copies, setmaxnreg (docs/10 explains each)
+#include "runtime.h"   // tensor maps, the shared-memory opt-in, device facts, the workspace
 
 namespace sgemm::async_copy {  // rung 9, the path for operands that TMA cannot read
 cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
@@ -44,77 +40,7 @@ cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, co
 
 namespace sgemm::every_shape {
 
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
-// An mbarrier completes a phase when `count` arrivals have happened and every byte announced
-// with expect_tx has landed; then its phase parity flips and a new phase begins.
-__device__ __forceinline__ void mbar_init(uint64_t* bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(count)
-               : "memory");
-}
-
-// Makes the initialized mbarriers visible to the other threads and to TMA (the async proxy).
-__device__ __forceinline__ void fence_barrier_init() {
-  asm volatile("fence.mbarrier_init.release.cluster;\n\tfence.proxy.async.shared::cta;\n" ::
-                   : "memory");
-}
-
-// Arrives once, announcing `bytes` that copies will complete on the barrier.
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)),
-               "r"(bytes)
-               : "memory");
-}
-
-// Arrives once (release: this thread's reads before it are done before the phase completes).
-__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_addr(bar)) : "memory");
-}
-
-// Returns once the phase with this parity has completed. try_wait may suspend the thread for a
-// while before it answers no; then it asks again.
-__device__ __forceinline__ void mbar_wait(uint64_t* bar, unsigned parity) {
-  asm volatile(
-      "{\n\t.reg .pred done;\n"
-      "WAIT_%=:\n\t"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
-      "@!done bra WAIT_%=;\n}\n" ::"r"(smem_addr(bar)),
-      "r"(parity)
-      : "memory");
-}
-
-// Copies the box of tensor map `map` at coordinates (c0 innermost, c1) to shared `dst`; the
-// copy completes its bytes on `bar`.
-__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, int c0, int c1,
-                                            uint64_t* bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(smem_addr(dst)),
-      "l"(map), "r"(c0), "r"(c1), "r"(smem_addr(bar))
-      : "memory");
-}
-
-// Fetches a tensor map into the descriptor cache ahead of its first copy.
-__device__ __forceinline__ void prefetch_tensormap(const CUtensorMap* map) {
-  asm volatile("prefetch.tensormap [%0];\n" ::"l"(map) : "memory");
-}
-
-// setmaxnreg (sm_90a): every warp of a warpgroup sets its registers per thread to kRegs. dec
-// returns registers to the block's pool; inc waits until the pool holds enough.
-template <int kRegs>
-__device__ __forceinline__ void release_registers() {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
-#endif
-}
-template <int kRegs>
-__device__ __forceinline__ void claim_registers() {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
-#endif
-}
+using namespace hopper;
 
 // BM x BN: C per block; BK: depth staged per step; WM x WN: C per consumer warp, walked as
 // WMITER x WNITER sub-tiles of WSUBM x WSUBN; TM x TN: C per thread in each sub-tile;
@@ -337,92 +263,6 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGE
 
 inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
-// More than 48 KiB of dynamic shared memory is opt-in, per kernel and per device. The flags
-// are function-local statics, one set per kernel, initialised thread-safely; two threads
-// that race on a device both set the same value, which is harmless.
-template <auto kernel>
-cudaError_t allow_shared_bytes(int bytes) {
-  constexpr int kMaxDevices = 64;
-  static std::atomic<bool> allowed[kMaxDevices] = {};
-  int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess || (device < kMaxDevices && allowed[device].load())) return err;
-  err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-  if (err == cudaSuccess && device < kMaxDevices) allowed[device].store(true);
-  return err;
-}
-
-// sm_90a code runs on compute capability 9.0 only (H100, H200, GH200): cudaSuccess there,
-// else cudaErrorNoKernelImageForDevice, before any call that would fail less clearly. The
-// answer is cached per device like the flags above (0: not asked yet, 1: 9.0, 2: other).
-cudaError_t require_sm90() {
-#ifdef SGEMM_NO_SM90A  // built without 90 among the architectures: the kernel is compiled out
-  return cudaErrorNoKernelImageForDevice;
-#else
-  constexpr int kMaxDevices = 64;
-  static std::atomic<int> known[kMaxDevices] = {};
-  int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess) return err;
-  int state = device < kMaxDevices ? known[device].load() : 0;
-  if (state == 0) {
-    int major = 0, minor = 0;
-    err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-    if (err == cudaSuccess)
-      err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
-    if (err != cudaSuccess) return err;
-    state = major == 9 && minor == 0 ? 1 : 2;
-    if (device < kMaxDevices) known[device].store(state);
-  }
-  return state == 1 ? cudaSuccess : cudaErrorNoKernelImageForDevice;
-#endif
-}
-
-// cuTensorMapEncodeTiled is a driver function; the runtime hands out its address, so the
-// library links the CUDA runtime only, not libcuda. Looked up once per process (a thread that
-// races another looks it up too, harmlessly); a failed lookup is not cached.
-cudaError_t tensor_map_encoder(PFN_cuTensorMapEncodeTiled_v12000* encode) {
-  static std::atomic<PFN_cuTensorMapEncodeTiled_v12000> found{nullptr};
-  *encode = found.load();
-  if (*encode != nullptr) return cudaSuccess;
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult result = cudaDriverEntryPointSymbolNotFound;
-#if CUDART_VERSION >= 12050
-  // 12000: the version of the function's ABI, the one in the typedef's name
-  const cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
-                                                           cudaEnableDefault, &result);
-#else  // CUDA 12.0 to 12.4 have only the unversioned lookup (deprecated since)
-  const cudaError_t err =
-      cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &result);
-#endif
-  if (err != cudaSuccess) return err;
-  if (result == cudaDriverEntryPointVersionNotSufficent) return cudaErrorInsufficientDriver;
-  if (result != cudaDriverEntryPointSuccess || fn == nullptr) return cudaErrorSymbolNotFound;
-  *encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
-  found.store(*encode);
-  return cudaSuccess;
-}
-
-// A tensor map of the row-major rows x cols matrix at `base` (leading dimension ld floats),
-// read in boxes of boxRows x boxCols. Dimension 0 is the contiguous one; strides are in bytes.
-// Elements of a box outside the matrix arrive as zeros (FLOAT_OOB_FILL_NONE).
-cudaError_t make_tensor_map(CUtensorMap* map, const float* base, int rows, int cols, int ld,
-                            int boxRows, int boxCols, CUtensorMapSwizzle swizzle) {
-  PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
-  const cudaError_t err = tensor_map_encoder(&encode);
-  if (err != cudaSuccess) return err;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(float)};  // of dim 1
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(boxCols), static_cast<cuuint32_t>(boxRows)};
-  const cuuint32_t step[2] = {1, 1};  // every element of the box, no stride
-  const CUresult result =
-      encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims, strides, box,
-             step, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  // The encoder only checks its arguments against TMA's rules (CUDA_ERROR_INVALID_VALUE).
-  return result == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
-}
-
 // Block (x, y, z) computes tile (x, y) of C over slice z of K, into C + z * sliceStride.
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int STAGES>
 cudaError_t launch_tile(int M, int N, int K, int kSlice, float alpha, const float* A, int lda,
@@ -436,10 +276,12 @@ cudaError_t launch_tile(int M, int N, int K, int kSlice, float alpha, const floa
                                            : BK == 16 ? CU_TENSOR_MAP_SWIZZLE_64B
                                                       : CU_TENSOR_MAP_SWIZZLE_32B;
   CUtensorMap tmA, tmB;  // built per call (pointers and sizes change); 128 bytes each
-  cudaError_t err = allow_shared_bytes<kernel>(T::kSharedBytes);
-  if (err == cudaSuccess) err = make_tensor_map(&tmA, A, M, K, lda, BM, BK, kSwizzleA);
+  constexpr CUtensorMapDataType kFloat = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  cudaError_t err = runtime::allow_shared_bytes<kernel>(T::kSharedBytes);
   if (err == cudaSuccess)
-    err = make_tensor_map(&tmB, B, K, N, ldb, BK, BN, CU_TENSOR_MAP_SWIZZLE_NONE);
+    err = runtime::make_tensor_map(&tmA, A, kFloat, M, K, lda, BM, BK, kSwizzleA);
+  if (err == cudaSuccess)
+    err = runtime::make_tensor_map(&tmB, B, kFloat, K, N, ldb, BK, BN, CU_TENSOR_MAP_SWIZZLE_NONE);
   if (err != cudaSuccess) return err;
   kernel<<<grid, block, T::kSharedBytes, stream>>>(M, N, K, kSlice, alpha, tmA, tmB, beta, C, ldc,
                                                    sliceStride, aligned16(C) && ldc % 4 == 0);
@@ -459,50 +301,6 @@ __global__ void sum_slices(int M, int N, int slices, float alpha, const float* W
     float* c = C + e / N * ldc + e % N;
     *c = beta == 0.f ? alpha * sum : alpha * sum + beta * *c;  // beta == 0: C is not read
   }
-}
-
-// The library's workspace: one stream-ordered pool per device that keeps the memory it has
-// (release threshold: everything). The first call that needs n bytes allocates them; later
-// calls get them back from the pool, ordered on their own stream, so two streams never share
-// a slice buffer in flight.
-cudaError_t workspace_pool(cudaMemPool_t* pool) {
-  constexpr int kMaxDevices = 64;
-  static std::mutex lock;
-  static cudaMemPool_t pools[kMaxDevices] = {};
-  int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess) return err;
-  if (device >= kMaxDevices) return cudaErrorInvalidDevice;
-  const std::lock_guard<std::mutex> hold(lock);
-  if (pools[device] == nullptr) {
-    cudaMemPoolProps props{};
-    props.allocType = cudaMemAllocationTypePinned;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = device;
-    cudaMemPool_t pool = nullptr;
-    err = cudaMemPoolCreate(&pool, &props);
-    if (err != cudaSuccess) return err;
-    cuuint64_t keep = ~0ull;
-    err = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
-    if (err != cudaSuccess) return err;
-    pools[device] = pool;
-  }
-  *pool = pools[device];
-  return cudaSuccess;
-}
-
-// The multiprocessors of the current device, looked up once per device.
-cudaError_t multiprocessors(int* count) {
-  constexpr int kMaxDevices = 64;
-  static std::atomic<int> known[kMaxDevices] = {};
-  int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess) return err;
-  *count = device < kMaxDevices ? known[device].load() : 0;
-  if (*count > 0) return cudaSuccess;
-  err = cudaDeviceGetAttribute(count, cudaDevAttrMultiProcessorCount, device);
-  if (err == cudaSuccess && device < kMaxDevices) known[device].store(*count);
-  return err;
 }
 
 using TileLauncher = cudaError_t (*)(int M, int N, int K, int kSlice, float alpha, const float* A,
@@ -529,8 +327,7 @@ constexpr Config kConfigs[] = {
 };
 constexpr int kSliceCounts[] = {1, 2, 3, 4, 6, 8, 12, 16};  // the splits of K considered
 constexpr double kSumMicros = 6;                            // the sum's launch and tail
-constexpr double kSumBytesPerMicro = 3e6;       // its rate through device memory (3 TB/s)
-constexpr double kWorkspaceLimit = 1ull << 30;  // at most 1 GiB of slices
+constexpr double kSumBytesPerMicro = 3e6;  // its rate through device memory (3 TB/s)
 
 // How one problem runs: a tile, and K cut into `slices` of kSlice (a multiple of BK).
 struct Plan {
@@ -551,8 +348,6 @@ Plan choose(int M, int N, int K, int sms) {
       const int slices = (K + kSlice - 1) / kSlice;
       if (slices != want && want > 1) continue;  // K too short to cut this many times
       const double bytes = (slices + 2.0) * M * N * sizeof(float);
-      if (slices > 1 && slices * static_cast<double>(M) * N * sizeof(float) > kWorkspaceLimit)
-        continue;
       const long long waves = (tiles * slices + sms - 1) / sms;
       const double block = c.blockMicros + 2.0 * c.BM * c.BN * kSlice / (c.gflopsPerSM * 1e3);
       const double micros =
@@ -563,30 +358,27 @@ Plan choose(int M, int N, int K, int sms) {
   return best;
 }
 
-// The plan's launches: one kernel, or the sliced kernel into the workspace and the sum.
+// The plan's launches: one kernel, or the sliced kernel into the workspace and the sum. When
+// the workspace cannot hold the slices, the plan's tile runs unsplit, which needs none.
 cudaError_t run(const Plan& plan, int M, int N, int K, float alpha, const float* A, int lda,
                 const float* B, int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+  const int whole = (K + plan.config->BK - 1) / plan.config->BK * plan.config->BK;  // 1 slice
   if (plan.slices == 1)
-    return plan.config->run(M, N, K, plan.kSlice, alpha, A, lda, B, ldb, beta, C, ldc, 0, stream);
-  cudaMemPool_t pool = nullptr;
-  cudaError_t err = workspace_pool(&pool);
-  if (err != cudaSuccess) return err;
+    return plan.config->run(M, N, K, whole, alpha, A, lda, B, ldb, beta, C, ldc, 0, stream);
   const long long sliceFloats = static_cast<long long>(M) * N;
-  float* W = nullptr;
-  err = cudaMallocFromPoolAsync(reinterpret_cast<void**>(&W),
-                                plan.slices * sliceFloats * sizeof(float), pool, stream);
-  if (err != cudaSuccess) return err;
+  runtime::Workspace<float> W(plan.slices * sliceFloats, stream);
+  if (W.error() == cudaErrorMemoryAllocation)
+    return plan.config->run(M, N, K, whole, alpha, A, lda, B, ldb, beta, C, ldc, 0, stream);
+  if (W.error() != cudaSuccess) return W.error();
   // Each slice's partial tile, raw (alpha = 1, beta = 0), into W[z]; then the sum applies
   // alpha and beta once.
-  err = plan.config->run(M, N, K, plan.kSlice, 1.f, A, lda, B, ldb, 0.f, W, N, sliceFloats, stream);
-  if (err == cudaSuccess) {
-    const long long blocks = std::min<long long>((sliceFloats + 255) / 256, 4096);
-    sum_slices<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(M, N, plan.slices, alpha, W, beta,
-                                                                  C, ldc);
-    err = cudaGetLastError();
-  }
-  const cudaError_t freed = cudaFreeAsync(W, stream);  // back to the pool, after the sum
-  return err != cudaSuccess ? err : freed;
+  cudaError_t err = plan.config->run(M, N, K, plan.kSlice, 1.f, A, lda, B, ldb, 0.f, W.get(), N,
+                                     sliceFloats, stream);
+  if (err != cudaSuccess) return err;
+  const long long blocks = std::min<long long>((sliceFloats + 255) / 256, 4096);
+  sum_slices<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(M, N, plan.slices, alpha, W.get(),
+                                                                beta, C, ldc);
+  return cudaGetLastError();  // W goes back to the pool, ordered after the sum
 }
 
 // A tensor map needs a 16-byte aligned base and rows a multiple of 16 bytes apart.
@@ -602,57 +394,42 @@ __global__ void pack(int rows, int cols, const float* X, int ld, float* P, int l
     P[e / cols * ldP + e % cols] = X[e / cols * ld + e % cols];
 }
 
-// An operand TMA can read: the caller's matrix, or a packed copy of it in the workspace.
-struct Readable {
-  const float* X;
-  int ld;
-  float* packed = nullptr;  // to give back to the pool once the launches are queued
-};
-
 // Where TMA cannot read X (a pointer not 16-byte aligned, a leading dimension not a multiple
 // of 4), a copy with rows 16 bytes apart takes its place: one pass over the matrix, a few
 // percent of the time of the product, so that unaligned shapes get the same kernel, tiles and
-// slices as aligned ones (rung 10 ran rung 9 for them). Returns cudaErrorMemoryAllocation
-// when the copy would exceed the workspace limit.
-cudaError_t readable(const float* X, int rows, int cols, int ld, cudaStream_t stream,
-                     Readable* out) {
-  *out = {X, ld};
-  if (tma_can_read(X, ld)) return cudaSuccess;
-  const int ldP = (cols + 3) / 4 * 4;
-  const double bytes = static_cast<double>(rows) * ldP * sizeof(float);
-  if (bytes > kWorkspaceLimit) return cudaErrorMemoryAllocation;
-  cudaMemPool_t pool = nullptr;
-  cudaError_t err = workspace_pool(&pool);
-  if (err == cudaSuccess)
-    err = cudaMallocFromPoolAsync(reinterpret_cast<void**>(&out->packed),
-                                  static_cast<size_t>(bytes), pool, stream);
-  if (err != cudaSuccess) return err;
-  const long long blocks =
-      std::min<long long>((static_cast<long long>(rows) * cols + 255) / 256, 4096);
-  pack<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(rows, cols, X, ld, out->packed, ldP);
-  *out = {out->packed, ldP, out->packed};
-  return cudaGetLastError();
-}
+// slices as aligned ones (rung 10 ran rung 9 for them). `copy` holds the packed copy, from the
+// workspace; its error is cudaErrorMemoryAllocation when the workspace cannot hold it.
+struct Readable {
+  const float* X;
+  int ld;
+  runtime::Workspace<float> copy;
+  Readable(const float* x, int rows, int cols, int ld_, cudaStream_t stream)
+      : X(x), ld(ld_), copy(tma_can_read(x, ld_) ? 0 : size_t(rows) * padded(cols), stream) {
+    if (tma_can_read(x, ld_) || copy.error() != cudaSuccess) return;
+    const long long blocks =
+        std::min<long long>((static_cast<long long>(rows) * cols + 255) / 256, 4096);
+    pack<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(rows, cols, x, ld_, copy.get(),
+                                                            padded(cols));
+    X = copy.get(), ld = padded(cols);
+  }
+  static int padded(int cols) { return (cols + 3) / 4 * 4; }
+};
 
-// Runs `plan` on operands TMA can read, packing those it cannot, then gives the copies back.
-// Where a copy would be too large, rung 9 runs instead, unsplit.
+// Runs `plan` on operands TMA can read, packing those it cannot (the copies go back to the
+// workspace once the launches are queued). Where the workspace cannot hold a copy, rung 9
+// runs instead, unsplit.
 cudaError_t run_readable(const Plan& plan, int M, int N, int K, float alpha, const float* A,
                          int lda, const float* B, int ldb, float beta, float* C, int ldc,
                          cudaStream_t stream) {
-  Readable a, b;
-  cudaError_t err = readable(A, M, K, lda, stream, &a);
-  if (err == cudaSuccess) err = readable(B, K, N, ldb, stream, &b);
-  if (err == cudaSuccess) {
-    err = run(plan, M, N, K, alpha, a.X, a.ld, b.X, b.ld, beta, C, ldc, stream);
-  } else if (err == cudaErrorMemoryAllocation) {  // no room for a copy: rung 9, unsplit
-    cudaGetLastError();  // the pool's refusal is answered here, not by a later launch check
-    err = async_copy::launch(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+  const Readable a(A, M, K, lda, stream), b(B, K, N, ldb, stream);
+  for (const Readable* x : {&a, &b}) {
+    if (x->copy.error() == cudaErrorMemoryAllocation)
+      return async_copy::launch(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    if (x->copy.error() != cudaSuccess) return x->copy.error();
   }
-  for (float* packed : {a.packed, b.packed}) {
-    const cudaError_t freed = packed ? cudaFreeAsync(packed, stream) : cudaSuccess;
-    if (err == cudaSuccess) err = freed;
-  }
-  return err;
+  cudaError_t err = cudaGetLastError();  // the packing kernels' launches
+  if (err != cudaSuccess) return err;
+  return run(plan, M, N, K, alpha, a.X, a.ld, b.X, b.ld, beta, C, ldc, stream);
 }
 
 // For scripts/autotune, which measures the table's rates: tile `config` of the table with K
@@ -662,7 +439,7 @@ cudaError_t launch_config(int config, int slices, int M, int N, int K, float alp
                           cudaStream_t stream) {
   constexpr int kCount = sizeof kConfigs / sizeof kConfigs[0];
   if (config < 0 || config >= kCount || slices < 1) return cudaErrorInvalidValue;
-  cudaError_t err = require_sm90();
+  cudaError_t err = runtime::require_sm90();
   if (err != cudaSuccess) return err;
   Plan plan;
   plan.config = &kConfigs[config];
@@ -673,10 +450,10 @@ cudaError_t launch_config(int config, int slices, int M, int N, int K, float alp
 
 cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                    int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
-  cudaError_t err = require_sm90();
+  cudaError_t err = runtime::require_sm90();
   if (err != cudaSuccess) return err;
   int sms = 0;
-  err = multiprocessors(&sms);
+  err = runtime::multiprocessors(&sms);
   if (err != cudaSuccess) return err;
   return run_readable(choose(M, N, K, sms), M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
 }

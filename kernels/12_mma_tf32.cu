@@ -28,10 +28,11 @@
 //    the blocks resident at one time share panels of A and B in L2.
 #include <cuda_runtime.h>
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+
+#include "runtime.h"  // the shared-memory opt-in
 
 namespace sgemm::mma_tf32 {
 
@@ -295,21 +296,6 @@ inline bool aligned(const void* p, int bytes) {
   return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
 }
 
-// More than 48 KiB of dynamic shared memory is opt-in, per kernel and per device. The flags
-// are function-local statics, one set per kernel, initialised thread-safely; two threads
-// that race on a device both set the same value, which is harmless.
-template <auto kernel>
-cudaError_t allow_shared_bytes(int bytes) {
-  constexpr int kMaxDevices = 64;
-  static std::atomic<bool> allowed[kMaxDevices] = {};
-  int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess || (device < kMaxDevices && allowed[device].load())) return err;
-  err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-  if (err == cudaSuccess && device < kMaxDevices) allowed[device].store(true);
-  return err;
-}
-
 template <int BM, int BN, int BK, int WM, int WN, int STAGES>
 cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                         int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
@@ -320,7 +306,7 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
   auto run = [&](auto alignedA, auto alignedB) {
     constexpr auto kernel = sgemm_mma_tf32<BM, BN, BK, WM, WN, STAGES, decltype(alignedA)::value,
                                            decltype(alignedB)::value>;
-    const cudaError_t err = allow_shared_bytes<kernel>(T::kSharedBytes);
+    const cudaError_t err = runtime::allow_shared_bytes<kernel>(T::kSharedBytes);
     if (err != cudaSuccess) return err;
     kernel<<<grid, block, T::kSharedBytes, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
                                                      aligned(C, 8) && ldc % 2 == 0);

@@ -50,7 +50,16 @@ std::string say(const char* fmt, long long a, long long b = 0) {
   return text;
 }
 
-Status check_pointer(const char* name, const void* p, std::string* why) {
+// The device `stream` belongs to (the current device for the default stream).
+cudaError_t stream_device(cudaStream_t stream, int* device) {
+#if CUDART_VERSION >= 12080
+  if (stream != nullptr) return cudaStreamGetDevice(stream, device);
+#endif
+  return cudaGetDevice(device);
+}
+
+// What can be told of a pointer without asking CUDA: null, or not 4-byte aligned.
+Status check_pointer_value(const char* name, const void* p, std::string* why) {
   auto fail = [&](const char* problem) {
     if (why) *why = std::string(name) + " " + problem;
     return Status::bad_pointer;
@@ -58,6 +67,15 @@ Status check_pointer(const char* name, const void* p, std::string* why) {
   if (p == nullptr) return fail("is a null pointer");
   if (reinterpret_cast<std::uintptr_t>(p) % alignof(float) != 0)
     return fail("is not 4-byte aligned");
+  return Status::ok;
+}
+
+// What CUDA says of it: device memory of `device` (or memory it can read).
+Status check_pointer_memory(const char* name, const void* p, int device, std::string* why) {
+  auto fail = [&](const char* problem) {
+    if (why) *why = std::string(name) + " " + problem;
+    return Status::bad_pointer;
+  };
   cudaPointerAttributes attributes{};
   cudaError_t err = cudaPointerGetAttributes(&attributes, p);
   if (err != cudaSuccess) {
@@ -67,6 +85,14 @@ Status check_pointer(const char* name, const void* p, std::string* why) {
   }
   if (attributes.type == cudaMemoryTypeUnregistered)
     return fail("is host memory the GPU cannot read (use cudaMalloc)");
+  // Device memory of another GPU would fault inside the kernel (and poison the context).
+  if (attributes.type == cudaMemoryTypeDevice && attributes.device != device) {
+    if (why)
+      *why = std::string(name) + " is memory of device " + std::to_string(attributes.device) +
+             ", but the launch runs on device " + std::to_string(device) +
+             " (cudaSetDevice, and a stream of that device)";
+    return Status::bad_pointer;
+  }
   return Status::ok;
 }
 
@@ -147,14 +173,20 @@ const char* to_string(Status status) {
       return "problem too large";
     case Status::unsupported_gpu:
       return "unsupported GPU";
+    case Status::no_workspace:
+      return "no workspace";
     case Status::cuda_error:
       return "CUDA error";
   }
   return "unknown status";
 }
 
-Status check_arguments(int rung, int M, int N, int K, const float* A, int lda, const float* B,
-                       int ldb, const float* C, int ldc, std::string* why) {
+namespace {
+
+// check_arguments, with the pointers checked against the device of `stream`, which must be the
+// current device too (a kernel launched into another device's stream fails).
+Status check_for_stream(int rung, int M, int N, int K, const float* A, int lda, const float* B,
+                        int ldb, const float* C, int ldc, cudaStream_t stream, std::string* why) {
   auto fail = [&](Status s, std::string text) {
     if (why) *why = std::move(text);
     return s;
@@ -189,15 +221,39 @@ Status check_arguments(int rung, int M, int N, int K, const float* A, int lda, c
     const void* p;
   } pointers[] = {{"A", A}, {"B", B}, {"C", C}};
   for (const auto& p : pointers) {
-    Status s = check_pointer(p.name, p.p, why);
+    Status s = check_pointer_value(p.name, p.p, why);
+    if (s != Status::ok) return s;
+  }
+  int current = 0, device = 0;
+  cudaError_t err = cudaGetDevice(&current);
+  if (err == cudaSuccess) err = stream_device(stream, &device);
+  if (err != cudaSuccess) {
+    cudaGetLastError();  // reported here, not by a later call
+    return fail(err == cudaErrorInvalidResourceHandle ? Status::bad_pointer : Status::cuda_error,
+                std::string("cannot tell the stream's device: ") + cudaGetErrorString(err));
+  }
+  if (device != current)
+    return fail(Status::bad_pointer,
+                say("the stream belongs to device %lld but device %lld is current "
+                    "(cudaSetDevice to the stream's device first)",
+                    device, current));
+  for (const auto& p : pointers) {
+    Status s = check_pointer_memory(p.name, p.p, device, why);
     if (s != Status::ok) return s;
   }
   return Status::ok;
 }
 
+}  // namespace
+
+Status check_arguments(int rung, int M, int N, int K, const float* A, int lda, const float* B,
+                       int ldb, const float* C, int ldc, std::string* why) {
+  return check_for_stream(rung, M, N, K, A, lda, B, ldb, C, ldc, nullptr, why);
+}
+
 Status launch(int rung, int M, int N, int K, float alpha, const float* A, int lda, const float* B,
               int ldb, float beta, float* C, int ldc, cudaStream_t stream, std::string* why) {
-  Status s = check_arguments(rung, M, N, K, A, lda, B, ldb, C, ldc, why);
+  Status s = check_for_stream(rung, M, N, K, A, lda, B, ldb, C, ldc, stream, why);
   if (s != Status::ok) return s;
   for (const Entry& e : entries()) {
     if (e.info.number != rung) continue;
@@ -211,7 +267,16 @@ Status launch(int rung, int M, int N, int K, float alpha, const float* A, int ld
                "): it is Hopper-only (sm_90a) code, or the build left out this architecture";
       return Status::unsupported_gpu;
     }
+    if (err == cudaErrorMemoryAllocation) {  // the runtime left no error pending
+      if (why)
+        *why =
+            say("rung %lld needs more workspace than the limit (%lld bytes) or the device "
+                "can supply, even on its fallback path (sgemm::set_workspace_limit)",
+                rung, static_cast<long long>(workspace_limit()));
+      return Status::no_workspace;
+    }
     if (err != cudaSuccess) {
+      cudaGetLastError();  // a launch error is reported once, here, and not by the next call
       if (why) *why = std::string("rung launch failed: ") + cudaGetErrorString(err);
       return Status::cuda_error;
     }

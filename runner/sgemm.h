@@ -46,9 +46,10 @@ enum class Status {
   unknown_rung,     // no rung with that number
   bad_size,         // M, N or K < 1, or larger than kMaxDimension
   bad_leading_dim,  // lda < K, ldb < N or ldc < N
-  bad_pointer,      // null, not 4-byte aligned, or not device memory
+  bad_pointer,      // null, not 4-byte aligned, not device memory, or another device's
   too_large,        // an element offset would not fit the kernels' 32-bit index math
   unsupported_gpu,  // no kernel for this GPU: sm_90a (Hopper-only) code, or an arch not built
+  no_workspace,     // the workspace (below) could not supply what the rung needs, even its fallback
   cuda_error,       // the launch failed; the message says which CUDA error
 };
 
@@ -62,10 +63,25 @@ constexpr int kMaxDimension = 1 << 20;
 Status check_arguments(int rung, int M, int N, int K, const float* A, int lda, const float* B,
                        int ldb, const float* C, int ldc, std::string* why = nullptr);
 
-// Checks the arguments, then launches rung `rung` on `stream` (asynchronously).
-// Never crashes on bad input: returns a Status and fills `why`.
+// Checks the arguments, then launches rung `rung` on `stream` (asynchronously), on the current
+// device, which A, B, C and the stream must belong to. Never crashes on bad input: returns a
+// Status and fills `why`. Safe to call from several host threads at once, on any streams.
 Status launch(int rung, int M, int N, int K, float alpha, const float* A, int lda, const float* B,
               int ldb, float beta, float* C, int ldc, cudaStream_t stream = nullptr,
               std::string* why = nullptr);
+
+// The workspace. Rungs 11 and later keep intermediates in device memory (split operands, slices
+// of K, packed copies, guard flags): one stream-ordered pool per device, shared by every
+// thread, that keeps what it holds between calls, so that a call no larger than an earlier one
+// allocates nothing. Its limit bounds what the library's calls hold at once, per device: a
+// quarter of the device's memory unless the environment sets SGEMM_WORKSPACE_LIMIT (bytes, or
+// with a K, M or G suffix) or set_workspace_limit does. A launch whose workspace would pass the
+// limit takes a path that needs less (each rung's doc says which), else returns no_workspace.
+size_t workspace_limit();                // bytes, on the current device
+void set_workspace_limit(size_t bytes);  // for every device; 0 restores the default
+size_t workspace_held();                 // bytes the current device's pool holds now
+// Waits for all work on every device the library has used, then gives back to the device all
+// the memory their pools hold. The next launch that needs a workspace allocates again.
+Status release_workspace(std::string* why = nullptr);
 
 }  // namespace sgemm

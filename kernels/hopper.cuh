@@ -1,0 +1,180 @@
+// Hopper's primitives, for the rungs that use them (10 and later): shared-memory addresses,
+// mbarriers, TMA copies, setmaxnreg, and wgmma with its shared-memory descriptors and
+// TF32 instruction shapes. None of them is a lesson of its own; docs/10_tma_specialized.md
+// explains each one once, and the rungs' docs show how they are used. Device code only; the
+// host side (tensor maps, shared-memory opt-in, the workspace) is in runtime.h.
+//
+// Every function here is one PTX instruction, or a handful, with what it guarantees. The
+// sm_90a-only ones (setmaxnreg, wgmma) compile to nothing in a pass for another target, so a
+// kernel file that includes this header still compiles for every architecture; its launcher
+// refuses to start such a kernel (runtime::require_sm90).
+#pragma once
+
+#include <cuda.h>  // CUtensorMap (a type only: the library does not link libcuda)
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL) && !defined(SGEMM_NO_SM90A)
+#error "sm_90a device code: build it with -arch=sm_90a, or define SGEMM_NO_SM90A to omit it"
+#endif
+
+namespace sgemm::hopper {
+
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// ---- mbarriers. An mbarrier completes a phase when `count` arrivals have happened and every
+// byte announced with expect_tx has landed; then its phase parity flips and a new phase begins.
+__device__ __forceinline__ void mbar_init(uint64_t* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(count)
+               : "memory");
+}
+
+// Makes the initialized mbarriers visible to the other threads and to TMA (the async proxy).
+__device__ __forceinline__ void fence_barrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n\tfence.proxy.async.shared::cta;\n" ::
+                   : "memory");
+}
+
+// Arrives once, announcing `bytes` that copies will complete on the barrier.
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)),
+               "r"(bytes)
+               : "memory");
+}
+
+// Arrives once (release: this thread's reads before it are done before the phase completes).
+__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_addr(bar)) : "memory");
+}
+
+// Returns once the phase with this parity has completed. try_wait may suspend the thread for a
+// while before it answers no; then it asks again.
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, unsigned parity) {
+  asm volatile(
+      "{\n\t.reg .pred done;\n"
+      "WAIT_%=:\n\t"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
+      "@!done bra WAIT_%=;\n}\n" ::"r"(smem_addr(bar)),
+      "r"(parity)
+      : "memory");
+}
+
+// ---- TMA. Copies the box of tensor map `map` at coordinates (c0 innermost, c1) to shared
+// `dst`; the copy completes its bytes on `bar`. Parts of the box outside the tensor arrive as
+// zeros and count toward the bytes all the same.
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, int c0, int c1,
+                                            uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(smem_addr(dst)),
+      "l"(map), "r"(c0), "r"(c1), "r"(smem_addr(bar))
+      : "memory");
+}
+
+// Fetches a tensor map into the descriptor cache ahead of its first copy.
+__device__ __forceinline__ void prefetch_tensormap(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(map) : "memory");
+}
+
+// ---- setmaxnreg (sm_90a): every warp of a warpgroup sets its registers per thread to kRegs.
+// dec returns registers to the block's pool; inc waits until the pool holds enough. It acts
+// only in a kernel whose register count is fixed at launch (__launch_bounds__(threads, 1)).
+template <int kRegs>
+__device__ __forceinline__ void release_registers() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+#endif
+}
+template <int kRegs>
+__device__ __forceinline__ void claim_registers() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+#endif
+}
+
+// ---- wgmma (sm_90a). A warpgroup's wgmmas run asynchronously: fence orders the registers'
+// earlier accesses before them, commit closes a group of the wgmmas issued so far, and
+// wait_group<n> returns once at most n groups are still running.
+__device__ __forceinline__ void wgmma_fence() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void wgmma_commit() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+#endif
+}
+template <int kGroups>
+__device__ __forceinline__ void wgmma_wait() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kGroups) : "memory");
+#endif
+}
+
+// Keeps the compiler from moving accesses of the accumulators across the asm around it: the
+// registers wgmma writes behind the compiler's back are "read and written" here.
+template <int kCount>
+__device__ __forceinline__ void fence_accumulators(float (&d)[kCount]) {
+#pragma unroll
+  for (int i = 0; i < kCount; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// A shared-memory matrix descriptor for a K-major tile whose rows (M or N) are kSpan bytes of
+// K, as TMA writes it with the kSpan-byte swizzle; tiles start on 1024-byte boundaries, so the
+// swizzle's phase is the address's and the base offset (bits 49-51) is 0.
+//   bits  0-13: start address >> 4
+//   bits 16-29: leading byte offset >> 4: unused for swizzled K-major tiles whose K fits the
+//               span (one k step is 32 bytes of a row); 1 by convention
+//   bits 32-45: stride byte offset >> 4: from one group of 8 rows to the next, 8 * kSpan bytes
+//   bits 62-63: swizzle: 1 = 128 bytes, 2 = 64 bytes, 3 = 32 bytes
+// A k step that starts b bytes into each row is the same descriptor with b >> 4 added to its
+// address: the hardware applies the swizzle to the resulting address.
+template <int kSpan>
+__device__ __forceinline__ uint64_t make_descriptor(const void* tile) {
+  static_assert(kSpan == 32 || kSpan == 64 || kSpan == 128, "a swizzle span of 32, 64 or 128 B");
+  constexpr uint64_t kMode = kSpan == 128 ? 1 : kSpan == 64 ? 2 : 3;
+  return static_cast<uint64_t>((smem_addr(tile) & 0x3FFFF) >> 4) | (1ull << 16) |
+         (static_cast<uint64_t>(8 * kSpan >> 4) << 32) | (kMode << 62);
+}
+
+// D[64 x kN] += A[64 x 8] * B[8 x kN] in TF32 with FP32 accumulators, A and B K-major in shared
+// memory (descriptors). The accumulator fragment, per thread of the warpgroup (warp w, lane l):
+// d[4j + 2i + c] = D[16w + l/4 + 8i][8j + 2(l%4) + c], i, c in {0, 1}, j < kN/8.
+// scale-d (a predicate, from `accumulate`): 1: D += A B; 0: D = A B. imm-scale-a =
+// imm-scale-b = 1: no negation.
+template <int kN>
+struct WgmmaTf32;
+
+template <>
+struct WgmmaTf32<128> {
+  static __device__ __forceinline__ void mma(float (&d)[64], uint64_t a, uint64_t b,
+                                             int accumulate) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile(
+        "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %66, 0;\n\t"
+        "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+        "}, %64, %65, p, 1, 1;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+          "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+          "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+          "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+          "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
+          "+f"(d[63])
+        : "l"(a), "l"(b), "r"(accumulate));
+#endif
+  }
+};
+
+}  // namespace sgemm::hopper

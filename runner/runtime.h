@@ -1,0 +1,119 @@
+// The library's runtime: what the rungs' launchers share and no rung teaches. Facts about each
+// device, looked up once; the Hopper check; tensor maps; the shared-memory opt-in; and the
+// workspace, one bounded memory pool per device for every rung and thread (sgemm.h has its
+// public side: workspace_limit, set_workspace_limit, release_workspace). Host code, included
+// by kernel files; runtime.cu implements what is not a template.
+#pragma once
+
+#include <cuda.h>  // CUtensorMap and its enums (types only: libcuda is not linked)
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <cstddef>
+
+namespace sgemm::runtime {
+
+constexpr int kMaxDevices = 64;  // devices beyond this are asked every time, never cached
+
+// A value per device, computed by the first call on that device that needs it. Threads that
+// race compute it too and store the same value; a failed computation is not cached.
+template <typename T>
+class PerDevice {
+ public:
+  // *out = the current device's value; compute(device, &value) runs when it is not known yet.
+  template <typename Compute>
+  cudaError_t get(T* out, Compute compute) {
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return err;
+    const bool cached = device < kMaxDevices;
+    if (cached && known_[device].load()) {
+      *out = values_[device].load();
+      return cudaSuccess;
+    }
+    err = compute(device, out);
+    if (err == cudaSuccess && cached) {
+      values_[device].store(*out);
+      known_[device].store(true);  // after the value: a reader that sees true sees the value
+    }
+    return err;
+  }
+
+ private:
+  std::atomic<T> values_[kMaxDevices] = {};
+  std::atomic<bool> known_[kMaxDevices] = {};
+};
+
+// The current device's multiprocessors, and its compute capability as 10 * major + minor.
+cudaError_t multiprocessors(int* count);
+cudaError_t compute_capability(int* version);
+
+// sm_90a code runs on compute capability 9.0 alone (H100, H200, GH200): cudaSuccess there,
+// else cudaErrorNoKernelImageForDevice, before any call that would fail less clearly. A build
+// without 90 among its architectures compiles the sm_90a kernels out (SGEMM_NO_SM90A, set by
+// CMakeLists.txt for their files) and answers the same everywhere.
+inline cudaError_t require_sm90() {
+#ifdef SGEMM_NO_SM90A
+  return cudaErrorNoKernelImageForDevice;
+#else
+  int version = 0;
+  const cudaError_t err = compute_capability(&version);
+  if (err != cudaSuccess) return err;
+  return version == 90 ? cudaSuccess : cudaErrorNoKernelImageForDevice;
+#endif
+}
+
+// More than 48 KiB of dynamic shared memory is opt-in, per kernel and per device: done once.
+template <auto kernel>
+cudaError_t allow_shared_bytes(int bytes) {
+  static PerDevice<bool> allowed;
+  bool done = false;
+  return allowed.get(&done, [bytes](int, bool* out) {
+    *out = true;
+    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  });
+}
+
+// A tensor map of the row-major rows x cols matrix at `base`, rows `ld` elements apart, read in
+// boxes of boxRows x boxCols elements. Dimension 0 is the contiguous one. Elements of a box
+// outside the matrix arrive as zeros. cudaErrorInvalidValue when TMA's rules refuse it (a base
+// not 16-byte aligned, rows not a multiple of 16 bytes apart, a box over 256 a side).
+cudaError_t make_tensor_map(CUtensorMap* map, const void* base, CUtensorMapDataType type,
+                            long long rows, long long cols, long long ld, int boxRows, int boxCols,
+                            CUtensorMapSwizzle swizzle);
+
+// The workspace: memory a launch needs for its own intermediates (split operands, slices of
+// K, packed copies), from the current device's pool, ordered on `stream`. The pool keeps what
+// it holds for the next call, up to the limit (sgemm::workspace_limit). When the limit or the
+// device cannot supply `bytes`, returns cudaErrorMemoryAllocation and leaves no CUDA error
+// pending, so that the caller can take a path that needs less.
+cudaError_t workspace_allocate(void** p, size_t bytes, cudaStream_t stream);
+// Gives `bytes` at `p` back, once the work queued on `stream` before it is done.
+cudaError_t workspace_free(void* p, size_t bytes, cudaStream_t stream);
+
+// A typed allocation from the workspace that gives itself back (stream-ordered) when it goes
+// out of scope, so that every return path of a launcher returns it.
+template <typename T>
+class Workspace {
+ public:
+  Workspace(size_t count, cudaStream_t stream) : bytes_(count * sizeof(T)), stream_(stream) {
+    error_ = bytes_ ? workspace_allocate(reinterpret_cast<void**>(&data_), bytes_, stream)
+                    : cudaSuccess;  // nothing needed
+    if (error_ != cudaSuccess) data_ = nullptr;
+  }
+  ~Workspace() {
+    if (data_) workspace_free(data_, bytes_, stream_);
+  }
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+  T* get() const { return data_; }
+  cudaError_t error() const { return error_; }  // cudaErrorMemoryAllocation: none to be had
+
+ private:
+  T* data_ = nullptr;
+  size_t bytes_;
+  cudaStream_t stream_;
+  cudaError_t error_;
+};
+
+}  // namespace sgemm::runtime
