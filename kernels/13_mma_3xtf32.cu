@@ -9,8 +9,15 @@
 // accumulator, made the error grow with K (25x SGEMM's at K = 4096, measured). Three times the
 // tensor-core work of rung 12, six more instructions per element for the split and one FADD per
 // accumulator per step; the same tiles, ring, layouts and fragment reads. This rung is precision
-// class `fp32`: it passes the FP32 checks (exact on whole numbers, where small == 0) and is
-// compared with cuBLAS SGEMM.
+// class `fp32`: it passes the FP32 checks and is compared with cuBLAS SGEMM.
+//
+// FP32's semantics. Three classes of input the tensor cores cannot answer as FP32 does: Inf
+// and NaN (the split's Inf - Inf and the products' Inf * 0 give NaN where IEEE gives +-Inf),
+// values within 2^-12 of FLT_MAX (big rounds to Inf), and values below 2^-114, whose small
+// part falls under 2^-126 where TF32 keeps only steps of 2^-136. A flag pass before the
+// kernel marks every row of A and column of B that holds one; the epilogue leaves their
+// elements of C unwritten and sums them again in plain FP32 (the guard path). On other
+// inputs the guard costs one read of A and B and a flag test per element of C.
 //
 // The split's registers leave too few to keep the 16-byte copies' addresses across the loop as
 // well: they are recomputed per tile from the opaque thread index, like the 4-byte copies'.
@@ -18,10 +25,12 @@
 // header says what changed from rung 9 and why).
 #include <cuda_runtime.h>
 
-#include <atomic>
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+
+#include "runtime.h"  // the shared-memory opt-in, the workspace (the guard flags)
 
 namespace sgemm::mma_3xtf32 {
 
@@ -71,10 +80,59 @@ __device__ __forceinline__ uint32_t to_tf32(float x) {
 // x = big + small to about 2^-22 of x: big = tf32(x), small = tf32(x - big), both as the bits
 // mma.sync reads a TF32 operand in. The subtraction needs the value the tensor core sees, big
 // with its low 13 bits cleared: ptxas may round by adding 0x1000 and leave those bits set.
-// On whole numbers below 2^11, small = 0 and big = x.
+// On whole numbers below 2^11, small = 0 and big = x. For x within 2^-12 of FLT_MAX, big
+// rounds to Inf, and for an infinite x small is Inf - Inf = NaN: the guard path answers both.
 __device__ __forceinline__ void split_tf32(float x, uint32_t& big, uint32_t& small) {
   big = to_tf32(x);
   small = to_tf32(x - __uint_as_float(big & 0xffffe000u));
+}
+
+// Below this magnitude the small part of a split falls under 2^-126, where TF32 keeps steps of
+// 2^-136 only (its subnormals): x = big + small no longer holds to 2^-22 of x. From the other
+// bound up, big rounds to Inf (the largest TF32 is 0x7f7fe000; halfway to 2^128 is 0x7f7ff000).
+constexpr float kSmallestExactSplit = 0x1p-114f;
+constexpr float kTf32RoundsToInf = 0x1.ffep127f;
+
+// True for an input the tensor cores cannot be trusted with: Inf, NaN, a value whose big part
+// rounds to Inf, or a nonzero value below kSmallestExactSplit. Its row of A or column of B
+// takes the guard path.
+__device__ __forceinline__ bool needs_guard(float x) {
+  const float magnitude = fabsf(x);
+  return !(magnitude < kTf32RoundsToInf) || (magnitude != 0.f && magnitude < kSmallestExactSplit);
+}
+
+// The guard flags, before the main kernel: guard[r] = 1 where row r of A, guard[M + n] = 1
+// where column n of B, holds an input needs_guard names (guard is zeroed before; every writer
+// writes the same 1). Block (x, y, 0) reads row y of A, block (x, y, 1) row y of B, 1024
+// elements a block from x * 1024; a warp reads 128 contiguous bytes.
+__global__ void sgemm_mma_3xtf32_flag(int M, int N, int K, const float* A, int lda, const float* B,
+                                      int ldb, int* guard) {
+  const bool inA = blockIdx.z == 0;
+  const int rows = inA ? M : K, cols = inA ? K : N;
+  for (int r = blockIdx.y; r < rows; r += gridDim.y)
+    for (int c = blockIdx.x * 1024 + threadIdx.x; c < cols; c += gridDim.x * 1024)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        if (c + 256 * i >= cols) break;
+        const float x = inA ? A[static_cast<std::size_t>(r) * lda + c + 256 * i]
+                            : B[static_cast<std::size_t>(r) * ldb + c + 256 * i];
+        if (needs_guard(x)) guard[inA ? r : M + c + 256 * i] = 1;
+      }
+}
+
+// The guard path: C's element (row, col) summed again in plain FP32 on the CUDA cores, for the
+// rows and columns the flags name. An Inf or NaN input's split parts and their products
+// (Inf - Inf, Inf * 0) make NaN where IEEE arithmetic, and cuBLAS SGEMM, may give +-Inf; here
+// Inf, NaN and Inf * 0 follow IEEE as cuBLAS's FFMAs do, big parts cannot round to Inf, and
+// inputs below 2^-114 keep all their bits.
+__device__ float fp32_dot(const float* A, int lda, const float* B, int ldb, int K, int row,
+                          int col) {
+  float sum = 0.f;
+#pragma unroll 1  // rarely run: one short loop per element of the epilogue, not an unrolled one
+  for (int k = 0; k < K; ++k)
+    sum = fmaf(A[static_cast<std::size_t>(row) * lda + k],
+               B[static_cast<std::size_t>(k) * ldb + col], sum);
+  return sum;
 }
 
 // The m16n8k8 TF32 fragments of d += p * q, d (16 x 8) and q (8 x 8) FP32, p (16 x 8) TF32.
@@ -89,6 +147,14 @@ __device__ __forceinline__ void mma_m16n8k8(float (&d)[4], const uint32_t (&p)[4
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(p[0]), "r"(p[1]), "r"(p[2]), "r"(p[3]), "r"(q[0]), "r"(q[1]));
 }
+
+// Tests compile this file with SGEMM_PLANT_NO_SMALL_PRODUCTS (tests/planted_kernels.cu) to
+// prove that the FP32 checks fail a 3xTF32 kernel that computes at TF32 accuracy.
+#ifdef SGEMM_PLANT_NO_SMALL_PRODUCTS
+constexpr bool kSmallProducts = false;
+#else
+constexpr bool kSmallProducts = true;
+#endif
 
 // Tile rows of C per band of the block order: the blocks of one band walk it column by column.
 constexpr int kGroupRows = 8;
@@ -137,7 +203,7 @@ template <int BM, int BN, int BK, int WM, int WN, int STAGES, bool kAlignedA, bo
 __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
                                   Tile<BM, BN, BK, WM, WN, STAGES>::kMinBlocks)
     sgemm_mma_3xtf32(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
-                     int ldb, float beta, float* C, int ldc, bool alignedC) {
+                     int ldb, float beta, float* C, int ldc, const int* guard, bool alignedC) {
   using T = Tile<BM, BN, BK, WM, WN, STAGES>;
   // The ring, in dynamic shared memory: STAGES buffers of each tile.
   extern __shared__ float4 ring[];
@@ -265,10 +331,12 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
 #pragma unroll
         for (int m0 = 0; m0 < T::MITER; m0 += T::kPartTiles) {
           float part[T::kPartTiles][4] = {};  // (kPartTiles, 4) d-fragments: this step's sums
+          if constexpr (kSmallProducts) {
 #pragma unroll
-          for (int mi = 0; mi < T::kPartTiles; ++mi) mma_m16n8k8(part[mi], bSmall, a[m0 + mi]);
+            for (int mi = 0; mi < T::kPartTiles; ++mi) mma_m16n8k8(part[mi], bSmall, a[m0 + mi]);
 #pragma unroll
-          for (int mi = 0; mi < T::kPartTiles; ++mi) mma_m16n8k8(part[mi], b, aSmall[m0 + mi]);
+            for (int mi = 0; mi < T::kPartTiles; ++mi) mma_m16n8k8(part[mi], b, aSmall[m0 + mi]);
+          }
 #pragma unroll
           for (int mi = 0; mi < T::kPartTiles; ++mi) mma_m16n8k8(part[mi], b, a[m0 + mi]);
 #pragma unroll
@@ -282,7 +350,25 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
 
   // Lane (g, t) holds C(2t + h, 2g .. 2g+1) = acc[ni][mi][h], acc[ni][mi][h + 2] of each
   // 8 x 16 mma tile, h = 0, 1. Unrolled, so that acc[] is indexed with constants and stays
-  // in registers.
+  // in registers. The guard flags of the lane's rows and columns, read once into one
+  // register: bit 2mi + h for row 2t + h of tile mi, bit 16 + 2ni + j for column 2g + j of ni.
+  // Elements they name are left unwritten here and summed by the guard path below, once the
+  // accumulators are dead: its loop then costs the main loop no registers.
+  uint32_t guardBits = 0;
+#pragma unroll
+  for (int i = 0; i < 2 * T::MITER; ++i) {
+    const int row = blockRow + warpRow * WM + i / 2 * 8 + 2 * t + i % 2;
+    if (row < M && guard[row]) guardBits |= 1u << i;
+  }
+#pragma unroll
+  for (int i = 0; i < 2 * T::NITER; ++i) {
+    const int col = blockCol + warpCol * WN + i / 2 * 16 + 2 * g + i % 2;
+    if (col < N && guard[M + col]) guardBits |= 1u << (16 + i);
+  }
+  static_assert(2 * T::MITER <= 16 && 2 * T::NITER <= 16, "the flags fit guardBits");
+  auto guarded = [&](int mi, int h, int ni, int j) {
+    return ((guardBits >> (2 * mi + h)) | (guardBits >> (16 + 2 * ni + j))) & 1;
+  };
 #pragma unroll
   for (int mi = 0; mi < T::MITER; ++mi)
 #pragma unroll
@@ -294,7 +380,8 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
         const int col = blockCol + warpCol * WN + ni * 16 + 2 * g;
         float* c = &C[static_cast<std::size_t>(row) * ldc + col];
         const float r[2] = {acc[ni][mi][h], acc[ni][mi][h + 2]};
-        if (alignedC && col + 1 < N) {  // one 64-bit store (and load, when beta != 0)
+        const bool paired = !guarded(mi, h, ni, 0) && !guarded(mi, h, ni, 1);
+        if (alignedC && paired && col + 1 < N) {  // one 64-bit store (and load, beta != 0)
           float2 out = make_float2(alpha * r[0], alpha * r[1]);
           if (beta != 0.f) {  // BLAS semantics: with beta == 0, C is not read (it may hold NaN)
             const float2 old = *reinterpret_cast<const float2*>(c);
@@ -304,44 +391,55 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
           continue;
         }
         for (int j = 0; j < 2 && col + j < N; ++j)
-          c[j] = beta == 0.f ? alpha * r[j] : alpha * r[j] + beta * c[j];
+          if (!guarded(mi, h, ni, j))
+            c[j] = beta == 0.f ? alpha * r[j] : alpha * r[j] + beta * c[j];
       }
     }
+
+  // The guard path: the elements of flagged rows and columns, one at a time (e over (MITER,
+  // 2, NITER, 2) = (mi, h, ni, j)), in plain FP32. C still holds C0 there. The sizes go through
+  // opaque(): kept in registers across the main loop for this rare path, they spilled.
+  if (guardBits == 0) return;
+#pragma unroll 1
+  for (int e = 0; e < 4 * T::MITER * T::NITER; ++e) {
+    const int mi = e / (4 * T::NITER), h = e / (2 * T::NITER) % 2, ni = e / 2 % T::NITER, j = e % 2;
+    const int row = blockRow + warpRow * WM + mi * 8 + 2 * t + h;
+    const int col = blockCol + warpCol * WN + ni * 16 + 2 * g + j;
+    if (row >= M || col >= N || !guarded(mi, h, ni, j)) continue;
+    float* c = &C[static_cast<std::size_t>(row) * ldc + col];
+    const float r = fp32_dot(A, opaque(lda), B, opaque(ldb), opaque(K), row, col);
+    *c = beta == 0.f ? alpha * r : alpha * r + beta * *c;
+  }
 }
 
 inline bool aligned(const void* p, int bytes) {
   return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
 }
 
-// More than 48 KiB of dynamic shared memory is opt-in, per kernel and per device. The flags
-// are function-local statics, one set per kernel, initialised thread-safely; two threads
-// that race on a device both set the same value, which is harmless.
-template <auto kernel>
-cudaError_t allow_shared_bytes(int bytes) {
-  constexpr int kMaxDevices = 64;
-  static std::atomic<bool> allowed[kMaxDevices] = {};
-  int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess || (device < kMaxDevices && allowed[device].load())) return err;
-  err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-  if (err == cudaSuccess && device < kMaxDevices) allowed[device].store(true);
-  return err;
-}
-
+// The guard flags (M + N ints) come from the workspace; the flag pass runs first.
 template <int BM, int BN, int BK, int WM, int WN, int STAGES>
 cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                         int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
   using T = Tile<BM, BN, BK, WM, WN, STAGES>;
+  runtime::Workspace<int> guard(static_cast<size_t>(M) + N, stream);
+  if (guard.error() != cudaSuccess) return guard.error();
+  cudaError_t err =
+      cudaMemsetAsync(guard.get(), 0, (static_cast<size_t>(M) + N) * sizeof(int), stream);
+  if (err != cudaSuccess) return err;
+  const dim3 flagGrid((std::max(K, N) + 1023) / 1024, std::min(std::max(M, K), 65535), 2);
+  sgemm_mma_3xtf32_flag<<<flagGrid, 256, 0, stream>>>(M, N, K, A, lda, B, ldb, guard.get());
+  err = cudaGetLastError();
+  if (err != cudaSuccess) return err;
   const dim3 block(T::kThreads);
   const dim3 grid(((N + BN - 1) / BN) * ((M + BM - 1) / BM));  // 1D: the kernel bands it
   // One kernel per alignment of A and of B; C's is a run-time flag.
   auto run = [&](auto alignedA, auto alignedB) {
     constexpr auto kernel = sgemm_mma_3xtf32<BM, BN, BK, WM, WN, STAGES, decltype(alignedA)::value,
                                              decltype(alignedB)::value>;
-    const cudaError_t err = allow_shared_bytes<kernel>(T::kSharedBytes);
-    if (err != cudaSuccess) return err;
+    const cudaError_t allowed = runtime::allow_shared_bytes<kernel>(T::kSharedBytes);
+    if (allowed != cudaSuccess) return allowed;
     kernel<<<grid, block, T::kSharedBytes, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
-                                                     aligned(C, 8) && ldc % 2 == 0);
+                                                     guard.get(), aligned(C, 8) && ldc % 2 == 0);
     return cudaGetLastError();
   };
   const bool a16 = aligned(A, 16) && lda % 4 == 0, b16 = aligned(B, 16) && ldb % 4 == 0;

@@ -1,0 +1,77 @@
+// The checks must fail a 3xTF32 kernel that computes at TF32 accuracy: rungs 13 and 14 with
+// their small products planted out (planted_kernels.cu) fail at K = 4096, the exact check on
+// split inputs and the random check, and at K = 131072, where whole-number inputs have no
+// small parts and the random check's per-element tolerance is wider than TF32's error: there
+// its FP64 rule catches them. The real rungs pass the same checks. Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "gpu_support.h"
+#include "sgemm.h"
+
+#define SGEMM_LAUNCH_SIGNATURE                                                                  \
+  cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B, \
+                     int ldb, float beta, float* C, int ldc, cudaStream_t stream)
+namespace sgemm::mma_3xtf32_planted {
+SGEMM_LAUNCH_SIGNATURE;
+}
+namespace sgemm::wgmma_3xtf32_planted {
+SGEMM_LAUNCH_SIGNATURE;
+}
+#undef SGEMM_LAUNCH_SIGNATURE
+
+namespace sgemm::testing {
+namespace {
+
+struct Planted {
+  const char* rung;  // the real rung's name
+  Kernel broken;     // the same kernel without its small products
+};
+
+const Planted kPlanted[] = {{"mma_3xtf32", &mma_3xtf32_planted::launch},
+                            {"wgmma_3xtf32", &wgmma_3xtf32_planted::launch}};
+
+class PlantedTf32Accuracy : public GpuTest, public ::testing::WithParamInterface<Planted> {
+ protected:
+  int real_rung() const {
+    for (const RungInfo& r : rungs())
+      if (std::string(r.name) == GetParam().rung) return r.number;
+    return 0;
+  }
+  CheckReport check(const Kernel& kernel, const Problem& p, CheckMode mode) {
+    return harness_->check(kernel, p, mode, 3, "planted", Precision::fp32);
+  }
+};
+
+TEST_P(PlantedTf32Accuracy, FailsAtK4096) {
+  const Problem p{{256, 192, 4096}};
+  ASSERT_EQ(exact_inputs(Precision::fp32, p.shape.K), ExactInputs::split);
+  for (CheckMode mode : {CheckMode::exact, CheckMode::random}) {
+    SCOPED_TRACE(to_string(mode));
+    const CheckReport broken = check(GetParam().broken, p, mode);
+    EXPECT_FALSE(broken.pass()) << broken.summary();
+    const CheckReport real = check(harness_->kernel(real_rung()), p, mode);
+    EXPECT_TRUE(real.pass()) << real.summary();
+  }
+}
+
+TEST_P(PlantedTf32Accuracy, FailsAtK131072) {
+  const Problem p{{128, 96, 131072}};
+  const CheckReport broken = check(GetParam().broken, p, CheckMode::random);
+  EXPECT_FALSE(broken.pass()) << broken.summary();
+  // The per-element tolerance alone lets it through at this K: the FP64 rule catches it.
+  EXPECT_EQ(broken.comparison.mismatches, 0) << broken.summary();
+  EXPECT_GT(broken.comparison.error_vs_fp64, broken.comparison.error_vs_fp64_allowed);
+  const CheckReport real = check(harness_->kernel(real_rung()), p, CheckMode::random);
+  EXPECT_TRUE(real.pass()) << real.summary();
+  EXPECT_GT(real.comparison.error_vs_fp64_allowed, 0) << "the FP64 rule ran";
+}
+
+INSTANTIATE_TEST_SUITE_P(Rungs, PlantedTf32Accuracy, ::testing::ValuesIn(kPlanted),
+                         [](const ::testing::TestParamInfo<Planted>& planted) {
+                           return std::string(planted.param.rung);
+                         });
+
+}  // namespace
+}  // namespace sgemm::testing
