@@ -468,6 +468,29 @@ class SassReport(unittest.TestCase):
         self.assertIn("_body", kernels[0]["main_loop"])  # the records themselves are unchanged
         self.assertEqual(public[0]["main_loop"]["counts"]["FFMA"], 2)
 
+    def test_operands_table_and_a_kernel_of_no_rung(self):
+        [(arch, mangled, instructions)] = sass.parse_sass(SASS_OPERANDS)
+        whole, hot, loops = sass.analyse(instructions)
+        other = dict(rung=None, name=mangled, variant="", arch=arch, function=mangled,
+                     mangled=mangled, kernel=whole, main_loop=hot, loops=loops)
+        kernels = [record(), other]
+        out = io.StringIO()
+        with redirect_stdout(out):
+            sass_report.print_operands(kernels)
+            sass_report.print_listing([other])
+        text = out.getvalue()
+        n = vectorized().number
+        # rung 6's loop: FFMA R24, R16, R20, R24 (all even), FFMA R25, R17.reuse, R21, R25 (all
+        # odd, and the flag is for nothing: no FFMA follows)
+        self.assertRegex(text, rf"\n *{n} vectorized +2 +1 \(50%\) +1/0/0 +0/0/0 +3\.00 "
+                               r"+0/0/0/2 +2 \(100%\) +2 +0/0/0\n")
+        self.assertRegex(text, r"\nsm80_like_ffma_kernel +11 +6 \(55%\) +5/3/0 +5/3/0 +1\.73 "
+                               r"+1/7/2/1 +3 \(27%\) +3 +3/3/7\n")
+        self.assertIn("Main loop of sm80_like_ffma_kernel (sm_90):\n  /*0000*/  LDS.128 R4, [R0]",
+                      text)
+        labels, _ = kernel_names.short_labels(kernels)
+        self.assertEqual(labels[id(other)], "sm80_like_ffma_kernel")
+
 
 class Tools(unittest.TestCase):
     def setUp(self):
@@ -609,6 +632,26 @@ class Commands(unittest.TestCase):
         self.assertEqual(p.returncode, 1)
         self.assertIn("0 of 1 SASS checks passed; 1 FAILED", p.stderr)
         json.loads(p.stdout)
+
+    def test_sass_function(self):
+        for name, text in (("sass.txt", SASS + SASS_OPERANDS), ("res.txt", RES_USAGE_OPERANDS)):
+            with open(os.path.join(self.tmp, name), "w") as f:
+                f.write(text)
+        p = self.sass("--function", "sm80_like_ffma_kernel", "--operands")
+        self.assertEqual(p.returncode, 0, p.stderr)  # no rung asked for, none missing
+        self.assertIn("FFMA operands in each main loop", p.stdout)
+        self.assertRegex(p.stdout, r"\nsm80_like_ffma_kernel +11 +6 \(55%\) ")
+        self.assertNotIn("vectorized", p.stdout)
+        p = self.sass(self.n, "--function", "sm80_like_ffma_kernel", "--json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rung, other = json.loads(p.stdout)["kernels"]
+        self.assertEqual((rung["name"], other["rung"], other["registers"]),
+                         ("vectorized", None, 32))
+        self.assertEqual(other["main_loop"]["counts"]["FFMA.conflict"], 3)
+        self.assertEqual(other["main_loop"]["ffma_between_lds"], {"min": 3, "median": 3, "max": 7})
+        p = self.sass("--function", "no_such_kernel")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("no kernel named no_such_kernel in", p.stderr)
 
     def test_sass_problems(self):
         p = self.sass()  # every rung: the binary holds rung 6 only
