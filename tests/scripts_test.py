@@ -279,6 +279,7 @@ class Operands(unittest.TestCase):
         self.assertEqual(c["FFMA.reuse"], 6)  # 0010 0020 0050 0060 0070 00a0
         self.assertEqual([c[f"FFMA.reuse.{s}"] for s in "abc"], [5, 3, 0])
         self.assertEqual([c[f"FFMA.cached.{s}"] for s in "abc"], [5, 3, 0])
+        self.assertEqual([c[f"FFMA.from_cache.{n}"] for n in range(4)], [4, 6, 1, 0])
         self.assertEqual(c["FFMA.reads"], 2 + 2 + 2 + 3 + 2 + 2 + 1 + 2 + 2 + 0 + 1)
         self.assertEqual([c[f"FFMA.bank_reads.{n}"] for n in range(4)], [1, 7, 2, 1])
         self.assertEqual(c["FFMA.conflict"], 3)  # 0030 0050 00a0
@@ -482,10 +483,10 @@ class SassReport(unittest.TestCase):
         n = vectorized().number
         # rung 6's loop: FFMA R24, R16, R20, R24 (all even), FFMA R25, R17.reuse, R21, R25 (all
         # odd, and the flag is for nothing: no FFMA follows)
-        self.assertRegex(text, rf"\n *{n} vectorized +2 +1 \(50%\) +1/0/0 +0/0/0 +3\.00 "
-                               r"+0/0/0/2 +2 \(100%\) +2 +0/0/0\n")
-        self.assertRegex(text, r"\nsm80_like_ffma_kernel +11 +6 \(55%\) +5/3/0 +5/3/0 +1\.73 "
-                               r"+1/7/2/1 +3 \(27%\) +3 +3/3/7\n")
+        self.assertRegex(text, rf"\n *{n} vectorized +2 +1 \(50%\) +1/0/0 +0/0/0 +2/0/0/0 "
+                               r"+3\.00 +0/0/0/2 +2 \(100%\) +2 +0/0/0\n")
+        self.assertRegex(text, r"\nsm80_like_ffma_kernel +11 +6 \(55%\) +5/3/0 +5/3/0 +4/6/1/0 "
+                               r"+1\.73 +1/7/2/1 +3 \(27%\) +3 +3/3/7\n")
         self.assertIn("Main loop of sm80_like_ffma_kernel (sm_90):\n  /*0000*/  LDS.128 R4, [R0]",
                       text)
         labels, _ = kernel_names.short_labels(kernels)

@@ -124,7 +124,8 @@ def sources(operands):
 def operand_counts(instructions):
     """How the FFMAs of one stretch of SASS, in order, read their operands: 'FFMA.reuse'
     (FFMAs with at least one .reuse flag), 'FFMA.reuse.<slot>' (flags), 'FFMA.cached.<slot>'
-    (operands the reuse cache serves), 'FFMA.reads' (register-file reads, a register read in
+    (operands the reuse cache serves), 'FFMA.from_cache.<n>' (FFMAs that take n of their
+    operands from it), 'FFMA.reads' (register-file reads, a register read in
     two slots counted once), 'FFMA.bank_reads.<n>' (FFMAs whose busiest bank serves n of
     them) and 'FFMA.conflict' (n >= 2). Empty without FFMA. The cache starts empty: at the
     top of a loop, what the previous pass leaves in it is not counted."""
@@ -134,10 +135,11 @@ def operand_counts(instructions):
             continue
         slots = [(slot, reg, reuse) for slot, (reg, reuse) in zip(SLOTS, sources(operands))
                  if reg is not None]
-        reads = set()
+        reads, cached = set(), 0
         for slot, reg, _ in slots:
             if cache.get((slot, reg % BANKS)) == reg:
                 counts[f"FFMA.cached.{slot}"] += 1
+                cached += 1
             else:
                 reads.add(reg)
         for slot, reg, reuse in slots:
@@ -148,6 +150,7 @@ def operand_counts(instructions):
                 cache.pop((slot, reg % BANKS), None)
         busiest = max(Counter(reg % BANKS for reg in reads).values(), default=0)
         counts["FFMA.reuse"] += any(reuse for _, _, reuse in slots)
+        counts[f"FFMA.from_cache.{cached}"] += 1
         counts["FFMA.reads"] += len(reads)
         counts[f"FFMA.bank_reads.{busiest}"] += 1
         counts["FFMA.conflict"] += busiest >= 2

@@ -62,6 +62,11 @@ def per_slot(counts, what):
     return "/".join(str(counts.get(f"FFMA.{what}.{slot}", 0)) for slot in SLOTS)
 
 
+def per_count(counts, what):
+    """'33/517/474/0': the FFMAs for which `what` is 0, 1, 2 and 3."""
+    return "/".join(str(counts.get(f"FFMA.{what}.{n}", 0)) for n in range(4))
+
+
 def print_operands(kernels):
     """How each main loop's FFMAs read their operands (sass.operand_counts), and how its
     LDS are spread among them."""
@@ -75,8 +80,8 @@ def print_operands(kernels):
             continue
         gaps = lp["ffma_between_lds"]
         rows.append([labels[id(k)], n, percent(c["FFMA.reuse"], n), per_slot(c, "reuse"),
-                     per_slot(c, "cached"), f"{c['FFMA.reads'] / n:.2f}",
-                     "/".join(str(c.get(f"FFMA.bank_reads.{i}", 0)) for i in range(4)),
+                     per_slot(c, "cached"), per_count(c, "from_cache"),
+                     f"{c['FFMA.reads'] / n:.2f}", per_count(c, "bank_reads"),
                      percent(c["FFMA.conflict"], n), c.get("LDS", 0),
                      "/".join(str(gaps[x]) for x in ("min", "median", "max")) if gaps else "-"])
     print("\nFFMA operands in each main loop: the reuse cache and the register banks (an "
@@ -85,7 +90,8 @@ def print_operands(kernels):
         print("  (no main loop with FFMA)")
         return
     print(table(rows, ["kernel", "FFMA", "with .reuse", "flags a/b/c", "cached a/b/c",
-                       "reads/FFMA", "busiest bank 0/1/2/3", "conflicts", "LDS",
+                       "from cache 0/1/2/3", "reads/FFMA", "busiest bank 0/1/2/3",
+                       "conflicts", "LDS",
                        "FFMA between LDS min/med/max"]))
 
 
