@@ -135,6 +135,48 @@ arch = sm_90a
 """
 
 
+# A kernel of no rung (as scripts/sass --function reports one) whose loop exercises the FFMA
+# operand model of sass.operand_counts; each line says what the model makes of it. Banks:
+# even and odd register numbers. The cache: one register per (slot, bank).
+SASS_OPERANDS = """
+\tcode for sm_90
+\t\tFunction : sm80_like_ffma_kernel
+        /*0000*/                   LDS.128 R4, [R0] ;
+        /*0010*/                   FFMA R9, R2.reuse, R5, RZ ;
+        /*0020*/                   FFMA R11, R2.reuse, R4, R11 ;
+        /*0030*/                   FFMA R13, R2, R7, R13 ;
+        /*0040*/                   LDS R20, [R0+0x10] ;
+        /*0050*/                   FFMA R14, R2, R6.reuse, R14 ;
+        /*0060*/                   FFMA R16, R3.reuse, R6.reuse, R16 ;
+        /*0070*/                   FFMA R18, R8.reuse, R6, R19 ;
+        /*0080*/                   FFMA R21, R3, R10, RZ ;
+        /*0090*/                   FFMA R22, R8, R3, R22 ;
+        /*00a0*/                   FFMA R24, R12.reuse, R14.reuse, RZ ;
+        /*00b0*/                   FFMA R25, R12, R14, RZ ;
+        /*00c0*/                   LDS R28, [R0+0x20] ;
+        /*00d0*/                   FFMA R26, -R27, c[0x0][0x1c], UR4 ;
+        /*00e0*/               @P0 BRA 0x0 ;
+        /*00f0*/                   EXIT ;
+        /*0100*/                   BRA 0x100;
+"""
+#   0010  reads R2 (even), R5 (odd): no conflict; R2 flagged in slot a
+#   0020  R2 from the cache; reads R4 (even), R11 (odd): no conflict; R2 flagged again
+#   0030  R2 from the cache; reads R7, R13, both odd: a conflict. R2 read unflagged: gone
+#   0040  an LDS: other instructions leave the cache alone
+#   0050  R2 read again (not cached), R6, R14: three reads in the even bank; R6 flagged in b
+#   0060  R6 from the cache; reads R3 (odd), R16 (even): no conflict; R3, R6 flagged
+#   0070  R6 from the cache; reads R8 (even), R19 (odd); R8 flagged: slot a now holds R8 in
+#         its even entry and R3 in its odd one
+#   0080  R3 from the cache (R8 took the other entry); reads R10 only
+#   0090  R8 from the cache; R3 in slot b is read (the cache is per slot) with R22: no conflict
+#   00a0  reads R12, R14, both even: a conflict; both flagged
+#   00b0  both from the cache: no read at all
+#   00d0  reads R27 only: a constant and a uniform register use no bank
+RES_USAGE_OPERANDS = RES_USAGE + """ Function sm80_like_ffma_kernel:
+  REG:32 STACK:0 SHARED:0 LOCAL:0 CONSTANT[0]:400 TEXTURE:0 SURFACE:0 SAMPLER:0
+"""
+
+
 class Sass(unittest.TestCase):
     def setUp(self):
         [(self.arch, self.name, self.instructions)] = sass.parse_sass(SASS)
@@ -217,6 +259,68 @@ class Sass(unittest.TestCase):
                                                where, labels)
         self.assertFalse(ok)
         self.assertIn("no instantiation matches", text)
+
+
+class Operands(unittest.TestCase):
+    """The estimate of how FFMAs read their operands: reuse flags, the reuse cache, banks."""
+
+    def setUp(self):
+        [(_, self.name, self.instructions)] = sass.parse_sass(SASS_OPERANDS)
+
+    def test_source_slots(self):
+        self.assertEqual(sass.sources("R26, -R27, c[0x0][0x1c], UR4"),
+                         [(27, False), (None, False), (None, False)])
+        self.assertEqual(sass.sources("R1, |R2|.reuse, R3.reuse, -RZ"),
+                         [(2, True), (3, True), (None, False)])
+        self.assertEqual(sass.sources("R1, R2, 0.5, R4"), [(2, False), (None, False), (4, False)])
+
+    def test_counts_worked_by_hand(self):
+        c = sass.operand_counts(self.instructions)
+        self.assertEqual(c["FFMA.reuse"], 6)  # 0010 0020 0050 0060 0070 00a0
+        self.assertEqual([c[f"FFMA.reuse.{s}"] for s in "abc"], [5, 3, 0])
+        self.assertEqual([c[f"FFMA.cached.{s}"] for s in "abc"], [5, 3, 0])
+        self.assertEqual([c[f"FFMA.from_cache.{n}"] for n in range(4)], [4, 6, 1, 0])
+        self.assertEqual(c["FFMA.reads"], 2 + 2 + 2 + 3 + 2 + 2 + 1 + 2 + 2 + 0 + 1)
+        self.assertEqual([c[f"FFMA.bank_reads.{n}"] for n in range(4)], [1, 7, 2, 1])
+        self.assertEqual(c["FFMA.conflict"], 3)  # 0030 0050 00a0
+
+    def test_reuse_cache_rule(self):
+        def cached(lines):
+            text = "".join(f"/*{16 * i:04x}*/ FFMA {ops} ;\n" for i, ops in enumerate(lines))
+            [(_, _, instructions)] = sass.parse_sass("code for sm_90\nFunction : k\n" + text)
+            c = sass.operand_counts(instructions)
+            return [c[f"FFMA.cached.{s}"] for s in "abc"], c["FFMA.conflict"]
+        # flagged, then read in the same slot: served from the cache, and no conflict left
+        self.assertEqual(cached(["R9, R2.reuse, R4, R7", "R10, R2, R5, R6"]), ([1, 0, 0], 1))
+        # the same pair without the flag: R2 read again, in the even bank with R6: two
+        # conflicts
+        self.assertEqual(cached(["R9, R2, R4, R7", "R10, R2, R5, R6"]), ([0, 0, 0], 2))
+        # flagged in slot a, read in slot b: not cached
+        self.assertEqual(cached(["R9, R2.reuse, R4, R7", "R10, R5, R2, R6"])[0], [0, 0, 0])
+        # another even register read in slot a, unflagged, empties the even entry
+        self.assertEqual(cached(["R9, R2.reuse, R5, R7", "R10, R4, R5, R6",
+                                 "R11, R2, R5, R6"])[0], [0, 0, 0])
+        # an odd register there leaves it: one entry per bank
+        self.assertEqual(cached(["R9, R2.reuse, R5, R7", "R10, R3, R5, R6",
+                                 "R11, R2, R5, R6"])[0], [1, 0, 0])
+
+    def test_ffma_between_lds_and_the_loop(self):
+        self.assertEqual(sass.ffma_between_lds(self.instructions),
+                         {"min": 3, "median": 3, "max": 7})
+        whole, hot, _ = sass.analyse(self.instructions)
+        self.assertEqual((hot["start"], hot["end"]), ("0x0000", "0x00e0"))
+        self.assertEqual(hot["counts"]["FFMA.conflict"], 3)
+        self.assertEqual(hot["ffma_between_lds"]["max"], 7)
+        self.assertEqual(whole["FFMA.reads"], 19)
+        self.assertNotIn("FFMA.reads", sass.mix(self.instructions[:1]))  # no FFMA, no counts
+        self.assertIsNone(sass.ffma_between_lds(self.instructions[:3]))
+
+    def test_expectations_read_the_counts(self):
+        whole, hot, _ = sass.analyse(self.instructions)
+        k = {"name": "k", "variant": "", "kernel": whole, "main_loop": hot}
+        rule = {"expect": {"FFMA.conflict/FFMA": "< 0.3", "FFMA.reuse.a": "== 5"}}
+        [(ok, text)] = expectations.check_rule(rule, [k], expectations.WHERE, {id(k): "k"})
+        self.assertTrue(ok, text)
 
 
 class Profile(unittest.TestCase):
@@ -365,6 +469,29 @@ class SassReport(unittest.TestCase):
         self.assertIn("_body", kernels[0]["main_loop"])  # the records themselves are unchanged
         self.assertEqual(public[0]["main_loop"]["counts"]["FFMA"], 2)
 
+    def test_operands_table_and_a_kernel_of_no_rung(self):
+        [(arch, mangled, instructions)] = sass.parse_sass(SASS_OPERANDS)
+        whole, hot, loops = sass.analyse(instructions)
+        other = dict(rung=None, name=mangled, variant="", arch=arch, function=mangled,
+                     mangled=mangled, kernel=whole, main_loop=hot, loops=loops)
+        kernels = [record(), other]
+        out = io.StringIO()
+        with redirect_stdout(out):
+            sass_report.print_operands(kernels)
+            sass_report.print_listing([other])
+        text = out.getvalue()
+        n = vectorized().number
+        # rung 6's loop: FFMA R24, R16, R20, R24 (all even), FFMA R25, R17.reuse, R21, R25 (all
+        # odd, and the flag is for nothing: no FFMA follows)
+        self.assertRegex(text, rf"\n *{n} vectorized +2 +1 \(50%\) +1/0/0 +0/0/0 +2/0/0/0 "
+                               r"+3\.00 +0/0/0/2 +2 \(100%\) +2 +0/0/0\n")
+        self.assertRegex(text, r"\nsm80_like_ffma_kernel +11 +6 \(55%\) +5/3/0 +5/3/0 +4/6/1/0 "
+                               r"+1\.73 +1/7/2/1 +3 \(27%\) +3 +3/3/7\n")
+        self.assertIn("Main loop of sm80_like_ffma_kernel (sm_90):\n  /*0000*/  LDS.128 R4, [R0]",
+                      text)
+        labels, _ = kernel_names.short_labels(kernels)
+        self.assertEqual(labels[id(other)], "sm80_like_ffma_kernel")
+
 
 class Tools(unittest.TestCase):
     def setUp(self):
@@ -506,6 +633,26 @@ class Commands(unittest.TestCase):
         self.assertEqual(p.returncode, 1)
         self.assertIn("0 of 1 SASS checks passed; 1 FAILED", p.stderr)
         json.loads(p.stdout)
+
+    def test_sass_function(self):
+        for name, text in (("sass.txt", SASS + SASS_OPERANDS), ("res.txt", RES_USAGE_OPERANDS)):
+            with open(os.path.join(self.tmp, name), "w") as f:
+                f.write(text)
+        p = self.sass("--function", "sm80_like_ffma_kernel", "--operands")
+        self.assertEqual(p.returncode, 0, p.stderr)  # no rung asked for, none missing
+        self.assertIn("FFMA operands in each main loop", p.stdout)
+        self.assertRegex(p.stdout, r"\nsm80_like_ffma_kernel +11 +6 \(55%\) ")
+        self.assertNotIn("vectorized", p.stdout)
+        p = self.sass(self.n, "--function", "sm80_like_ffma_kernel", "--json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rung, other = json.loads(p.stdout)["kernels"]
+        self.assertEqual((rung["name"], other["rung"], other["registers"]),
+                         ("vectorized", None, 32))
+        self.assertEqual(other["main_loop"]["counts"]["FFMA.conflict"], 3)
+        self.assertEqual(other["main_loop"]["ffma_between_lds"], {"min": 3, "median": 3, "max": 7})
+        p = self.sass("--function", "no_such_kernel")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("no kernel named no_such_kernel in", p.stderr)
 
     def test_sass_problems(self):
         p = self.sass()  # every rung: the binary holds rung 6 only

@@ -9,8 +9,9 @@ records (see sass_report) against it.
          "expect": {"KEY": "OP NUMBER"},    OP one of >= <= == != > <
          "why": "what the lesson relies on"}]}}
 
-A KEY is a count ('LDS.128', 'FFMA', 'LDS' = every width), a ratio of two ('FFMA/LDS'), or
-with where = kernel a resource ('registers', 'shared_bytes', 'stack_bytes', 'local_bytes').
+A KEY is a count ('LDS.128', 'FFMA', 'LDS' = every width, 'FFMA.conflict' and the other
+FFMA operand counts of sass.operand_counts), a ratio of two ('FFMA/LDS'), or with where =
+kernel a resource ('registers', 'shared_bytes', 'stack_bytes', 'local_bytes').
 """
 import json
 import re

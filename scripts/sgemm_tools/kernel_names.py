@@ -97,9 +97,11 @@ def variant_of(rung, demangled, mangled):
 
 def short_labels(kernels):
     """Table labels: a rung's template arguments that differ between its instantiations
-    ('6 vectorized<kVectorized=true>'), and notes giving the ones they share."""
+    ('6 vectorized<kVectorized=true>'), and notes giving the ones they share; a kernel of no
+    rung (rung None: one named with scripts/sass --function) goes by its function name."""
     labels, notes, archs = {}, [], {k["arch"] for k in kernels}
-    for number in sorted({k["rung"] for k in kernels}):
+    at = lambda k: f" @{k['arch']}" if len(archs) > 1 else ""  # noqa: E731
+    for number in sorted({k["rung"] for k in kernels if k["rung"] is not None}):
         group = [k for k in kernels if k["rung"] == number]
         args = [template_args(k["variant"]) if k["variant"].startswith("<") else []
                 for k in group]
@@ -110,7 +112,10 @@ def short_labels(kernels):
             rest = [a for a in own if a not in shared]
             text = f"{number:>2} {k['name']}" + (f"<{', '.join(rest)}>" if rest else
                                                  ("" if own else k["variant"]))
-            labels[id(k)] = text + (f" @{k['arch']}" if len(archs) > 1 else "")
+            labels[id(k)] = text + at(k)
+    for k in kernels:
+        if k["rung"] is None:
+            labels[id(k)] = k["function"] + at(k)
     return labels, notes
 
 
