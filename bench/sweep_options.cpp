@@ -69,12 +69,6 @@ std::vector<Shape> default_shapes(const std::string& set) {
   return shapes;
 }
 
-std::string runnables_text() {
-  std::string text;
-  for (const Runnable& r : runnables()) text += "  " + r.label() + "\n";
-  return text;
-}
-
 std::string shapes_text() {
   std::string text;
   for (const auto* set : {&square_shapes(), &nonsquare_shapes()})
@@ -98,7 +92,9 @@ SweepParseResult parse_sweep_args(int* argc, char** argv) {
       "--benchmark_out=FILE --benchmark_out_format=json, --benchmark_list_tests,\n"
       "--benchmark_repetitions=N) pass through.",
       "sgemm_bench");
-  app.footer("shapes (MxNxK):\n" + shapes_text() + "\nrungs:\n" + runnables_text());
+  app.footer("shapes (MxNxK):\n" + shapes_text() + "\nrungs:\n" + runnables_help() + "\n" +
+             exit_status_help("a benchmark failed its check or hit a CUDA error (the others run)",
+                              "no usable GPU, or a CUDA error before the sweep started"));
   app.set_help_flag("-h,--help", "this text, with the shapes and rungs");
   bool list = false;
   app.add_flag("--list", list, "the same as --help");

@@ -45,15 +45,18 @@ sgemm_bench_test(list_filtered cpu EXIT 0
   ARGS --shapes=square --benchmark_filter=cublas/4096x --benchmark_list_tests
   EXPECT sgemm/cublas/4096x4096x4096)
 sgemm_bench_test(help cpu EXIT 0 ARGS --help
-  EXPECT --rungs --shapes --mnk --max-seconds-per-run --benchmark_filter)
-sgemm_bench_test(unknown_rung cpu EXIT fail ARGS --rungs=0,99 EXPECT 99)
-sgemm_bench_test(bad_shape_set cpu EXIT fail ARGS --shapes=round EXPECT round)
-sgemm_bench_test(bad_mnk cpu EXIT fail ARGS --mnk=64,0,64 EXPECT size)
-sgemm_bench_test(shapes_and_mnk cpu EXIT fail ARGS --shapes=square --mnk=64,64,64 EXPECT either)
-sgemm_bench_test(bad_limit cpu EXIT fail ARGS --max-seconds-per-run=-1 EXPECT max-seconds-per-run)
-sgemm_bench_test(unknown_flag cpu EXIT fail ARGS --bogus=1 EXPECT --bogus)
-sgemm_bench_test(unknown_benchmark_flag cpu EXIT fail ARGS --benchmark_bogus=1 EXPECT bogus)
-sgemm_bench_test(no_gpu cpu EXIT fail ENV CUDA_VISIBLE_DEVICES= ARGS --sizes=64
+  EXPECT --rungs --shapes --mnk --max-seconds-per-run --benchmark_filter "exit status:"
+         "1  a benchmark failed its check" "2  bad usage" "3  no usable GPU")
+sgemm_bench_test(unknown_rung cpu EXIT 2 ARGS --rungs=0,99 EXPECT 99)
+sgemm_bench_test(bad_shape_set cpu EXIT 2 ARGS --shapes=round EXPECT round)
+sgemm_bench_test(bad_mnk cpu EXIT 2 ARGS --mnk=64,0,64 EXPECT size)
+sgemm_bench_test(shapes_and_mnk cpu EXIT 2 ARGS --shapes=square --mnk=64,64,64 EXPECT either)
+sgemm_bench_test(bad_limit cpu EXIT 2 ARGS --max-seconds-per-run=-1 EXPECT max-seconds-per-run)
+sgemm_bench_test(unknown_flag cpu EXIT 2 ARGS --bogus=1 EXPECT --bogus)
+sgemm_bench_test(unknown_benchmark_flag cpu EXIT 2 ARGS --benchmark_bogus=1 EXPECT bogus)
+sgemm_bench_test(json_unwritable cpu EXIT 2 ARGS --sizes=64 --json=/no/such/folder/out.json
+  EXPECT "--json: cannot write")
+sgemm_bench_test(no_gpu cpu EXIT 3 ENV CUDA_VISIBLE_DEVICES= ARGS --sizes=64
   EXPECT "no CUDA device")
 
 # A short real sweep: every rung validated and timed, a skip for time. Skipped without a GPU.
