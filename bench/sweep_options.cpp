@@ -1,6 +1,7 @@
 #include "sweep_options.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "harness.h"
 #include "sgemm.h"
@@ -69,12 +70,16 @@ std::vector<Shape> default_shapes(const std::string& set) {
   return shapes;
 }
 
+// One line per shape, the kinds in a column of their own.
 std::string shapes_text() {
+  size_t width = 0;
+  for (const auto* set : {&square_shapes(), &nonsquare_shapes()})
+    for (const NamedShape& s : *set) width = std::max(width, std::strlen(s.kind));
   std::string text;
   for (const auto* set : {&square_shapes(), &nonsquare_shapes()})
     for (const NamedShape& s : *set)
-      text += std::string("  ") + s.kind + " " + std::to_string(s.M) + "x" + std::to_string(s.N) +
-              "x" + std::to_string(s.K) + "\n";
+      text += "  " + std::string(s.kind) + std::string(width - std::strlen(s.kind) + 2, ' ') +
+              std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K) + "\n";
   return text;
 }
 
