@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <sstream>
+#include <utility>
 
 #include "harness.h"
 #include "sgemm.h"
@@ -24,18 +25,15 @@ std::vector<std::string> split(const std::string& text, char sep) {
 }
 
 std::string exit_status_help(const std::string& failed, const std::string& runtime_error) {
-  return "exit status:\n"
-         "  " +
-         std::to_string(kExitOk) +
-         "  every check passed\n"
-         "  " +
-         std::to_string(kExitCheckFailed) + "  " + failed +
-         "\n"
-         "  " +
-         std::to_string(kExitUsage) +
-         "  bad usage: the message names the flag; nothing ran\n"
-         "  " +
-         std::to_string(kExitRuntimeError) + "  " + runtime_error + "\n";
+  const std::pair<ExitStatus, std::string> meanings[] = {
+      {kExitOk, "every check passed"},
+      {kExitCheckFailed, failed},
+      {kExitUsage, "bad usage: the message names the flag; nothing ran"},
+      {kExitRuntimeError, runtime_error}};
+  std::string text = "exit status:\n";
+  for (const auto& [status, meaning] : meanings)
+    text += "  " + std::to_string(status) + "  " + meaning + "\n";
+  return text;
 }
 
 std::string runnables_help() {
@@ -80,8 +78,8 @@ CLI::Validator whole_number(long long lo, long long hi) {
                         std::to_string(lo) + ".." + std::to_string(hi));
 }
 
-// "" when `text` is a number that FP32 holds, subnormal ones included (BLAS takes them: strtof
-// reports ERANGE for them, so the value is what is checked); otherwise why not.
+// "" when `text` is a number that FP32 holds, subnormal ones included: BLAS takes them. strtof
+// sets ERANGE for those, so the value decides here, not errno. Otherwise why not.
 std::string fp32_error(const std::string& text) {
   errno = 0;
   char* end = nullptr;
