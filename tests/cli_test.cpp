@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -169,10 +170,10 @@ TEST(Cli, CheckModes) {
   expect_error({"1", "--check", "sometimes"}, "sometimes");
 }
 
-// A file in the test's own temporary folder (removed by the caller).
+// A path in the temporary folder that no other test process uses (removed by the caller).
 std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() /
-          (name + "_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+          (name + "_" + std::to_string(::getpid()) + "_" +
            ::testing::UnitTest::GetInstance()->current_test_info()->name()))
       .string();
 }
