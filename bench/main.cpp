@@ -69,12 +69,12 @@ int main(int argc, char** argv) {
   const SweepParseResult parsed = parse_sweep_args(&argc, argv);
   if (!parsed.ok()) {
     std::fprintf(stderr, "sgemm_bench: %s\n", parsed.error.c_str());
-    return 2;
+    return kExitUsage;
   }
   const SweepOptions& options = parsed.options;
   if (!options.help.empty()) {
     std::fputs(options.help.c_str(), stdout);
-    return 0;
+    return kExitOk;
   }
   // argv now holds the program name and the --benchmark_* flags; --json adds two more.
   std::vector<char*> args(argv, argv + argc);
@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
   // which takes the --benchmark_* flags out of argv.)
   const bool list_only = lists_benchmarks_only(count, args.data());
   benchmark::Initialize(&count, args.data());
-  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 2;
+  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return kExitUsage;
 
   std::unique_ptr<Harness> harness;
   std::unique_ptr<Sweep> sweep;
@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
       harness = std::make_unique<Harness>(options.run.device);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "sgemm_bench: %s\n", e.what());
-      return 1;
+      return kExitRuntimeError;
     }
     std::printf("GPU %d: %s\n", options.run.device, describe(harness->gpu()).c_str());
     add_context(harness->gpu(), options);
@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
   if (sweep && sweep->errors() > 0) {
     std::fprintf(stderr, "sgemm_bench: %d benchmark(s) failed validation or hit an error\n",
                  sweep->errors());
-    return 1;
+    return kExitCheckFailed;
   }
-  return 0;
+  return kExitOk;
 }

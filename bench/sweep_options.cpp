@@ -1,6 +1,7 @@
 #include "sweep_options.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "harness.h"
 #include "sgemm.h"
@@ -69,18 +70,16 @@ std::vector<Shape> default_shapes(const std::string& set) {
   return shapes;
 }
 
-std::string runnables_text() {
-  std::string text;
-  for (const Runnable& r : runnables()) text += "  " + r.label() + "\n";
-  return text;
-}
-
+// One line per shape, the kinds in a column of their own.
 std::string shapes_text() {
+  size_t width = 0;
+  for (const auto* set : {&square_shapes(), &nonsquare_shapes()})
+    for (const NamedShape& s : *set) width = std::max(width, std::strlen(s.kind));
   std::string text;
   for (const auto* set : {&square_shapes(), &nonsquare_shapes()})
     for (const NamedShape& s : *set)
-      text += std::string("  ") + s.kind + " " + std::to_string(s.M) + "x" + std::to_string(s.N) +
-              "x" + std::to_string(s.K) + "\n";
+      text += "  " + std::string(s.kind) + std::string(width - std::strlen(s.kind) + 2, ' ') +
+              std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K) + "\n";
   return text;
 }
 
@@ -98,7 +97,9 @@ SweepParseResult parse_sweep_args(int* argc, char** argv) {
       "--benchmark_out=FILE --benchmark_out_format=json, --benchmark_list_tests,\n"
       "--benchmark_repetitions=N) pass through.",
       "sgemm_bench");
-  app.footer("shapes (MxNxK):\n" + shapes_text() + "\nrungs:\n" + runnables_text());
+  app.footer("shapes (MxNxK):\n" + shapes_text() + "\nrungs:\n" + runnables_help() + "\n" +
+             exit_status_help("a benchmark failed its check or hit a CUDA error (the others run)",
+                              "no usable GPU, or a CUDA error before the sweep started"));
   app.set_help_flag("-h,--help", "this text, with the shapes and rungs");
   bool list = false;
   app.add_flag("--list", list, "the same as --help");

@@ -12,15 +12,6 @@ const std::vector<int>& default_sizes() {
 
 namespace {
 
-// The runnables, one per line, for --help and --list.
-std::string runnables_text() {
-  std::string text;
-  for (const Runnable& r : runnables())
-    text += "  " + std::to_string(r.number) + "  " + r.name + "  [" + to_string(r.precision) +
-            "]  " + r.summary + "\n";
-  return text;
-}
-
 int rung_number(const std::string& text) {
   const Runnable* found = find_runnable(text);
   if (!found)
@@ -40,9 +31,12 @@ ParseResult parse_args(const std::vector<std::string>& args) {
       "Validates rungs against cuBLAS (exact and random checks, docs/00_method.md), then times\n"
       "each in turn with the cuBLAS of its precision class: SGEMM for fp32 rungs, TF32 for\n"
       "tf32 rungs. RUNG 0 is cuBLAS SGEMM alone, -1 (cublas_tf32) cuBLAS TF32; `all` runs\n"
-      "every rung and ends with a summary table. Exits non-zero if any check fails.",
+      "every rung and ends with a summary table.",
       "sgemm");
-  app.footer("rungs:\n" + runnables_text());
+  app.footer("rungs:\n" + runnables_help() + "\n" +
+             exit_status_help("a check failed (the rung is not timed; the others run)",
+                              "a runtime error: no usable GPU, a CUDA or cuBLAS error, or the "
+                              "JSON could not be written"));
   std::vector<std::string> positional;
   app.add_option("RUNG", positional, "rung numbers or names, or all")->type_name("RUNG|all");
   app.add_flag("--list", o.list, "list the rungs and exit");

@@ -62,7 +62,7 @@ int run(const Options& o) {
     std::printf("\nresults written to %s\n", r.json_path.c_str());
   }
   if (!all_pass) std::printf("\nFAILED: at least one check did not pass\n");
-  return all_pass ? 0 : 1;
+  return all_pass ? kExitOk : kExitCheckFailed;
 }
 
 }  // namespace
@@ -71,22 +71,22 @@ int main(int argc, char** argv) {
   const ParseResult parsed = parse_args(std::vector<std::string>(argv + 1, argv + argc));
   if (!parsed.ok()) {
     std::fprintf(stderr, "sgemm: %s\n", parsed.error.c_str());
-    return 2;
+    return kExitUsage;
   }
   if (!parsed.help.empty()) {
     std::fputs(parsed.help.c_str(), stdout);
-    return 0;
+    return kExitOk;
   }
   if (parsed.options.list) {
     for (const Runnable& r : runnables())
       std::printf("%d\t%s\t%s\t%s\n", r.number, r.name.c_str(), to_string(r.precision),
                   r.summary.c_str());
-    return 0;
+    return kExitOk;
   }
   try {
     return run(parsed.options);
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // no GPU, a CUDA or cuBLAS error: not a failed check
     std::fprintf(stderr, "sgemm: %s\n", e.what());
-    return 1;
+    return kExitRuntimeError;
   }
 }

@@ -3,9 +3,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <sstream>
+#include <utility>
 
+#include "harness.h"
 #include "sgemm.h"
 
 namespace sgemm {
@@ -19,6 +24,34 @@ std::vector<std::string> split(const std::string& text, char sep) {
   return parts;
 }
 
+std::string exit_status_help(const std::string& failed, const std::string& runtime_error) {
+  const std::pair<ExitStatus, std::string> meanings[] = {
+      {kExitOk, "every check passed"},
+      {kExitCheckFailed, failed},
+      {kExitUsage, "bad usage: the message names the flag; nothing ran"},
+      {kExitRuntimeError, runtime_error}};
+  std::string text = "exit status:\n";
+  for (const auto& [status, meaning] : meanings)
+    text += "  " + std::to_string(status) + "  " + meaning + "\n";
+  return text;
+}
+
+std::string runnables_help() {
+  size_t number_width = 0, name_width = 0;
+  for (const Runnable& r : runnables()) {
+    number_width = std::max(number_width, std::to_string(r.number).size());
+    name_width = std::max(name_width, r.name.size());
+  }
+  std::string text;
+  for (const Runnable& r : runnables()) {
+    const std::string number = std::to_string(r.number);
+    text += "  " + std::string(number_width - number.size(), ' ') + number + "  " + r.name +
+            std::string(name_width - r.name.size(), ' ') + "  " + to_string(r.precision) + "  " +
+            r.summary + "\n";
+  }
+  return text;
+}
+
 std::vector<Shape> square_shapes(const std::vector<int>& sizes) {
   std::vector<Shape> shapes;
   for (int n : sizes) shapes.push_back(Shape{n, n, n});
@@ -27,15 +60,16 @@ std::vector<Shape> square_shapes(const std::vector<int>& sizes) {
 
 namespace {
 
-// "" when `text` is a whole number in [lo, hi]; otherwise why not.
+// "" when `text` is a whole number in [lo, hi]; otherwise why not, naming the one bound it
+// breaks.
 std::string whole_number_error(const std::string& text, long long lo, long long hi) {
   errno = 0;
   char* end = nullptr;
+  // Beyond long long, strtoll returns its limit (errno ERANGE): a whole number, only too large.
   const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno == ERANGE)
-    return "'" + text + "' is not a whole number";
-  if (v < lo || v > hi)
-    return std::to_string(v) + " is outside " + std::to_string(lo) + ".." + std::to_string(hi);
+  if (text.empty() || *end != '\0') return "'" + text + "' is not a whole number";
+  if (v > hi) return text + " is larger than the limit " + std::to_string(hi);
+  if (v < lo) return text + " is smaller than the minimum " + std::to_string(lo);
   return "";
 }
 
@@ -44,24 +78,42 @@ CLI::Validator whole_number(long long lo, long long hi) {
                         std::to_string(lo) + ".." + std::to_string(hi));
 }
 
-CLI::Validator finite_number() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        errno = 0;
-        char* end = nullptr;
-        const float v = std::strtof(text.c_str(), &end);
-        if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
-          return "'" + text + "' is not a finite number";
-        return "";
-      },
-      "");
+// "" when `text` is a number that FP32 holds, subnormal ones included: BLAS takes them. strtof
+// sets ERANGE for those, so the value decides here, not errno. Otherwise why not.
+std::string fp32_error(const std::string& text) {
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  const float f = static_cast<float>(v);
+  if (text.empty() || *end != '\0' || std::isnan(v) || (std::isinf(v) && errno != ERANGE))
+    return "'" + text + "' is not a finite number";
+  if (std::isinf(f)) return text + " is larger than FP32's largest number, about 3.4e38";
+  if (f == 0 && (v != 0 || errno == ERANGE))
+    return text + " is too small for FP32: it would be 0 (the least is about 1.4e-45)";
+  return "";
+}
+
+CLI::Validator fp32_number() {
+  return CLI::Validator([](std::string& text) { return fp32_error(text); }, "");
 }
 
 std::string size_error(const std::string& text) {
   const std::string why = whole_number_error(text, 1, kMaxDimension);
-  return why.empty()
-             ? ""
-             : "bad size: " + why + " (sizes are 1 to " + std::to_string(kMaxDimension) + ")";
+  return why.empty() ? "" : "bad size: " + why;
+}
+
+// "" when a file can be written at `path`; otherwise why not. Checked while parsing, so that a
+// bad path fails before any GPU work. Leaves nothing behind: an existing file is opened for
+// appending and not written; a new one is created and removed again.
+std::string writable_error(const std::string& path) {
+  if (path.empty()) return "needs a file name";
+  std::error_code ignored;
+  const bool existed = std::filesystem::exists(path, ignored);
+  std::FILE* file = std::fopen(path.c_str(), "a");
+  if (!file) return "cannot write '" + path + "': " + std::strerror(errno);
+  std::fclose(file);
+  if (!existed) std::remove(path.c_str());
+  return "";
 }
 
 // "M,N,K" or "MxNxK" (as in benchmark names); several separated by ';'.
@@ -102,6 +154,7 @@ CommonOptions::CommonOptions(CLI::App& app, RunOptions& o) : options_(o) {
       ->type_name("S1,S2,...")
       ->check(CLI::Validator(
           [](std::string& text) {
+            if (text.empty()) return std::string("needs sizes, e.g. --sizes 1024,4096");
             for (const std::string& part : split(text, ','))
               if (std::string why = size_error(part); !why.empty()) return why;
             return std::string();
@@ -112,16 +165,17 @@ CommonOptions::CommonOptions(CLI::App& app, RunOptions& o) : options_(o) {
       ->type_name("M,N,K")
       ->check(CLI::Validator(
           [](std::string& text) {
+            if (text.empty()) return std::string("needs a problem, e.g. --mnk 4096,4096,1024");
             for (const std::string& problem : problems_in(text))
               if (std::string why = mnk_error(problem); !why.empty()) return why;
             return std::string();
           },
           ""));
   app.add_option("--alpha", o.alpha, "C = alpha*A*B + beta*C")
-      ->check(finite_number())
+      ->check(fp32_number())
       ->capture_default_str();
   app.add_option("--beta", o.beta, "(0: C is not read)")
-      ->check(finite_number())
+      ->check(fp32_number())
       ->capture_default_str();
   app.add_option("--pad", o.pad, "leading dimensions = row length + P")
       ->type_name("P")
@@ -155,9 +209,7 @@ CommonOptions::CommonOptions(CLI::App& app, RunOptions& o) : options_(o) {
       ->capture_default_str();
   app.add_option("--json", o.json_path, "also write the results, with GPU context, as JSON")
       ->type_name("FILE")
-      ->check(CLI::Validator(
-          [](std::string& text) { return text.empty() ? "needs a file name" : std::string(); },
-          ""));
+      ->check(CLI::Validator([](std::string& text) { return writable_error(text); }, ""));
 }
 
 void CommonOptions::finish(const std::vector<Shape>& defaults) const {

@@ -53,6 +53,21 @@ class CommonOptions {
 // run; otherwise the text to print: the help (with *is_help set) or one error sentence.
 std::string parse(CLI::App& app, std::vector<std::string> args, bool* is_help);
 
+// What the programs exit with; --help lists them (exit_status_help).
+enum ExitStatus : int {
+  kExitOk = 0,
+  kExitCheckFailed = 1,   // a rung failed its check (sgemm_bench: or a benchmark hit an error)
+  kExitUsage = 2,         // a bad command line: nothing ran
+  kExitRuntimeError = 3,  // no usable GPU, a CUDA or cuBLAS error, a file that cannot be written
+};
+
+// The "exit status" lines of --help, with what status 1 and status 3 mean for the program.
+std::string exit_status_help(const std::string& failed, const std::string& runtime_error);
+
+// The runnables (the references, then the rungs) for --help, one line each, in columns:
+// number, name, precision class, summary.
+std::string runnables_help();
+
 // Square problems n x n x n.
 std::vector<Shape> square_shapes(const std::vector<int>& sizes);
 

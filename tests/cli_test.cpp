@@ -3,9 +3,15 @@
 #include "cli.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -164,10 +170,41 @@ TEST(Cli, CheckModes) {
   expect_error({"1", "--check", "sometimes"}, "sometimes");
 }
 
+// A path in the temporary folder that no other test process uses (removed by the caller).
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          (name + "_" + std::to_string(::getpid()) + "_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+      .string();
+}
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 TEST(Cli, JsonPath) {
-  ParseResult r = parse({"all", "--json", "results/out.json"});
+  const std::string path = temp_path("sgemm_cli.json");
+  ParseResult r = parse({"all", "--json", path});
   ASSERT_TRUE(r.ok()) << r.error;
-  EXPECT_EQ(r.options.run.json_path, "results/out.json");
+  EXPECT_EQ(r.options.run.json_path, path);
+  EXPECT_FALSE(std::filesystem::exists(path)) << "checking the path must leave no file behind";
+}
+
+// An unwritable --json fails while parsing (exit status 2), before any GPU work, not after it.
+TEST(Cli, JsonPathThatCannotBeWrittenIsBadUsage) {
+  expect_error({"1", "--json", "/no/such/folder/out.json"}, "--json");
+  expect_error({"1", "--json", "/no/such/folder/out.json"}, "No such file or directory");
+  expect_error({"1", "--json", std::filesystem::temp_directory_path().string()}, "directory");
+}
+
+TEST(Cli, JsonPathOfAnExistingFileLeavesItAsItIs) {
+  const std::string path = temp_path("sgemm_cli_existing.json");
+  std::ofstream(path) << "earlier results\n";
+  ParseResult r = parse({"all", "--json", path});
+  EXPECT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(read(path), "earlier results\n");
+  std::filesystem::remove(path);
 }
 
 TEST(Cli, ListAndHelpNeedNoRung) {
@@ -194,6 +231,54 @@ TEST(Cli, BadSizes) {
   expect_error({"1", "--sizes", "128,0"}, "0");
   expect_error({"1", "--mnk", "100,0,300"}, "0");
   expect_error({"1", "--mnk", "100,200"}, "--mnk");  // needs three numbers
+}
+
+// Beyond every integer type is still a whole number: too large, not malformed.
+TEST(Cli, HugeSizesAreLargerThanTheLimit) {
+  const std::string limit = std::to_string(kMaxDimension);
+  for (const char* size : {"99999999", "99999999999999999999"}) {
+    ParseResult r = parse({"1", "--sizes", size});
+    EXPECT_FALSE(r.ok()) << size;
+    EXPECT_NE(r.error.find(std::string(size) + " is larger than the limit " + limit),
+              std::string::npos)
+        << r.error;
+    EXPECT_EQ(r.error.find("whole number"), std::string::npos) << r.error;
+  }
+  expect_error({"1", "--mnk", "8,99999999999999999999,8"}, "larger than the limit " + limit);
+}
+
+// The error names the one bound the size breaks, once.
+TEST(Cli, SizeErrorStatesTheRangeOnce) {
+  const std::string limit = std::to_string(kMaxDimension);
+  for (const char* size : {"0", "-5", "99999999"}) {
+    const std::string error = parse({"1", "--sizes", size}).error;
+    const size_t first = error.find(limit);
+    EXPECT_TRUE(first == std::string::npos || error.find(limit, first + 1) == std::string::npos)
+        << error;
+  }
+  expect_error({"1", "--sizes", "0"}, "0 is smaller than the minimum 1");
+}
+
+TEST(Cli, EmptyListsNameTheFlag) {
+  expect_error({"1", "--sizes", ""}, "--sizes");  // not the default sizes, silently
+  expect_error({"1", "--mnk", ""}, "--mnk");
+  expect_error({"1", "--sizes", "128,"}, "size");
+}
+
+// A subnormal scalar is a finite FP32 number that BLAS takes; only what FP32 cannot hold fails.
+TEST(Cli, ScalarsAreAnyFp32Number) {
+  ParseResult r = parse({"1", "--alpha", "1e-40", "--beta", "-1e-45"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.options.run.alpha, 1e-40f);
+  EXPECT_NE(r.options.run.alpha, 0.f);
+  EXPECT_LT(r.options.run.beta, 0.f);
+  r = parse({"1", "--alpha", "3.4e38", "--beta", "1.17549435e-38"});
+  EXPECT_TRUE(r.ok()) << r.error;
+  expect_error({"1", "--alpha", "1e-50"}, "too small for FP32");
+  expect_error({"1", "--beta", "1e-400"}, "too small for FP32");
+  expect_error({"1", "--alpha", "1e39"}, "larger than FP32's largest");
+  expect_error({"1", "--alpha", "inf"}, "not a finite number");
+  expect_error({"1", "--beta", "nan"}, "not a finite number");
 }
 
 TEST(Cli, MalformedNumbers) {
@@ -224,6 +309,51 @@ TEST(Cli, UsageNamesEveryFlag) {
        {"all", "--sizes", "--mnk", "--alpha", "--beta", "--pad", "--reps", "--warmup", "--check",
         "--json", "--device", "--seed", "--list", "--help"})
     EXPECT_NE(text.find(flag), std::string::npos) << "usage() does not mention " << flag;
+}
+
+// The lines of `text` from the one that starts with `heading` to the next empty line.
+std::vector<std::string> section(const std::string& text, const std::string& heading) {
+  std::vector<std::string> lines;
+  std::istringstream in(text.substr(text.find("\n" + heading) + 1));
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line) && !line.empty()) lines.push_back(line);
+  return lines;
+}
+
+// Every rung in --help, in columns: numbers aligned on the right, then name, class and summary,
+// each starting at one place on every line.
+TEST(Cli, HelpListsTheRungsInColumns) {
+  const std::vector<std::string> lines = section(parse({"--help"}).help, "rungs:");
+  ASSERT_EQ(lines.size(), runnables().size());
+  std::set<size_t> number_ends, names, classes, summaries;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const Runnable& r = runnables()[i];
+    const std::string number = std::to_string(r.number);
+    const size_t name = lines[i].find(" " + r.name + " ") + 1;
+    number_ends.insert(lines[i].rfind(" " + number + " ", name) + 1 + number.size());
+    names.insert(name);
+    classes.insert(lines[i].find(to_string(r.precision), name + r.name.size()));
+    summaries.insert(lines[i].find(r.summary));
+  }
+  for (const auto* column : {&number_ends, &names, &classes, &summaries})
+    EXPECT_EQ(column->size(), 1u) << parse({"--help"}).help;
+  EXPECT_EQ(summaries.count(std::string::npos), 0u);
+}
+
+TEST(Cli, HelpNamesTheExitStatuses) {
+  const std::vector<std::string> lines = section(parse({"--help"}).help, "exit status:");
+  ASSERT_EQ(lines.size(), 4u);
+  const std::pair<int, const char*> statuses[] = {{kExitOk, "passed"},
+                                                  {kExitCheckFailed, "check failed"},
+                                                  {kExitUsage, "bad usage"},
+                                                  {kExitRuntimeError, "no usable GPU"}};
+  for (size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_EQ(lines[i].rfind("  " + std::to_string(statuses[i].first) + "  ", 0), 0u) << lines[i];
+    EXPECT_NE(lines[i].find(statuses[i].second), std::string::npos) << lines[i];
+  }
+  EXPECT_EQ(std::vector<int>({kExitOk, kExitCheckFailed, kExitUsage, kExitRuntimeError}),
+            std::vector<int>({0, 1, 2, 3}));
 }
 
 TEST(Cli, DefaultSizesAreValid) {

@@ -8,9 +8,11 @@
 #  - docs.tables_script: scripts/docs-tables on a fixture JSON;
 #  - docs.precision_tables: the precision comparisons (README, docs 12-14) between
 #    <!-- precision-table:begin results/<gpu>/precision.json --> markers, as the committed
-#    `sgemm --accuracy` JSON has them (scripts/precision-table --check).
+#    `sgemm --accuracy` JSON has them (scripts/precision-table --check);
+#  - docs.install_line: the README's install line works as root (no sudo) and as a user
+#    (sudo), without a terminal (tests/readme_install_test.py, with stand-ins for apt-get).
 set(_docs_tests docs.diffs_in_step docs.measured_tables docs.tables_script
-    docs.precision_tables)
+    docs.precision_tables docs.install_line)
 find_package(Python3 3.8 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   add_test(NAME docs.diffs_in_step
@@ -21,6 +23,8 @@ if(Python3_Interpreter_FOUND)
     COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/precision-table --check)
   add_test(NAME docs.tables_script
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/docs_tables_test.py)
+  add_test(NAME docs.install_line
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/readme_install_test.py)
 else()  # fail rather than vanish: CI must run these
   foreach(name IN LISTS _docs_tests)
     add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -E echo

@@ -1,26 +1,31 @@
 # Results (included by tests/CMakeLists.txt):
 #  - results.readme_table: the README's ladder table matches the committed results JSON;
-#  - results.scripts: scripts/plot's table and scripts/results-table on a fixture JSON;
-#  - results.plot: scripts/plot's pictures; Skipped, with the reason, when the python3 that
-#    cmake found cannot import matplotlib (the test exits 77: SKIP_RETURN_CODE);
+#  - results.committed_plots: each committed results/<gpu>/table.md, and the data each
+#    committed picture there carries, match its bench.json (scripts/plot --check; no matplotlib);
+#  - results.scripts: scripts/plot's table, data and check, scripts/results-table, on a fixture;
+#  - results.plot: scripts/plot's pictures, drawn by the Python scripts/plot would find with
+#    matplotlib; Skipped, with the Pythons tried, when none can import it (the test exits 77:
+#    SKIP_RETURN_CODE);
 #  - bench.*: sgemm_bench's flags and messages (CPU), and a short sweep (GPU).
 find_package(Python3 3.8 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   add_test(NAME results.readme_table
     COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/results-table --check)
+  add_test(NAME results.committed_plots
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/plot --check)
   add_test(NAME results.scripts
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/results_scripts_test.py)
   add_test(NAME results.plot
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/results_scripts_test.py --pictures)
   set_tests_properties(results.plot PROPERTIES SKIP_RETURN_CODE 77)
 else()  # fail rather than vanish: CI must run these
-  foreach(name readme_table scripts plot)
+  foreach(name readme_table committed_plots scripts plot)
     add_test(NAME results.${name} COMMAND ${CMAKE_COMMAND} -E echo
              "FAILED: the results tests need python3 (3.8 or newer), which cmake did not find")
     set_tests_properties(results.${name} PROPERTIES FAIL_REGULAR_EXPRESSION "FAILED")
   endforeach()
 endif()
-set_tests_properties(results.readme_table results.scripts results.plot
+set_tests_properties(results.readme_table results.committed_plots results.scripts results.plot
                      PROPERTIES LABELS cpu TIMEOUT 120)
 
 # sgemm_bench as a user runs it: sgemm_bench_test(<name> <label> EXIT ... ARGS ... EXPECT ...)
@@ -45,15 +50,18 @@ sgemm_bench_test(list_filtered cpu EXIT 0
   ARGS --shapes=square --benchmark_filter=cublas/4096x --benchmark_list_tests
   EXPECT sgemm/cublas/4096x4096x4096)
 sgemm_bench_test(help cpu EXIT 0 ARGS --help
-  EXPECT --rungs --shapes --mnk --max-seconds-per-run --benchmark_filter)
-sgemm_bench_test(unknown_rung cpu EXIT fail ARGS --rungs=0,99 EXPECT 99)
-sgemm_bench_test(bad_shape_set cpu EXIT fail ARGS --shapes=round EXPECT round)
-sgemm_bench_test(bad_mnk cpu EXIT fail ARGS --mnk=64,0,64 EXPECT size)
-sgemm_bench_test(shapes_and_mnk cpu EXIT fail ARGS --shapes=square --mnk=64,64,64 EXPECT either)
-sgemm_bench_test(bad_limit cpu EXIT fail ARGS --max-seconds-per-run=-1 EXPECT max-seconds-per-run)
-sgemm_bench_test(unknown_flag cpu EXIT fail ARGS --bogus=1 EXPECT --bogus)
-sgemm_bench_test(unknown_benchmark_flag cpu EXIT fail ARGS --benchmark_bogus=1 EXPECT bogus)
-sgemm_bench_test(no_gpu cpu EXIT fail ENV CUDA_VISIBLE_DEVICES= ARGS --sizes=64
+  EXPECT --rungs --shapes --mnk --max-seconds-per-run --benchmark_filter "exit status:"
+         "1  a benchmark failed its check" "2  bad usage" "3  no usable GPU")
+sgemm_bench_test(unknown_rung cpu EXIT 2 ARGS --rungs=0,99 EXPECT 99)
+sgemm_bench_test(bad_shape_set cpu EXIT 2 ARGS --shapes=round EXPECT round)
+sgemm_bench_test(bad_mnk cpu EXIT 2 ARGS --mnk=64,0,64 EXPECT size)
+sgemm_bench_test(shapes_and_mnk cpu EXIT 2 ARGS --shapes=square --mnk=64,64,64 EXPECT either)
+sgemm_bench_test(bad_limit cpu EXIT 2 ARGS --max-seconds-per-run=-1 EXPECT max-seconds-per-run)
+sgemm_bench_test(unknown_flag cpu EXIT 2 ARGS --bogus=1 EXPECT --bogus)
+sgemm_bench_test(unknown_benchmark_flag cpu EXIT 2 ARGS --benchmark_bogus=1 EXPECT bogus)
+sgemm_bench_test(json_unwritable cpu EXIT 2 ARGS --sizes=64 --json=/no/such/folder/out.json
+  EXPECT "--json: cannot write")
+sgemm_bench_test(no_gpu cpu EXIT 3 ENV CUDA_VISIBLE_DEVICES= ARGS --sizes=64
   EXPECT "no CUDA device")
 
 # A short real sweep: every rung validated and timed, a skip for time. Skipped without a GPU.

@@ -1,11 +1,13 @@
-"""CPU tests of scripts/bench_results.py (the ladder table), scripts/results-table and
-scripts/plot. Standard library only, but for the pictures, which need matplotlib:
+"""CPU tests of scripts/bench_results.py (the ladder table), scripts/results-table,
+scripts/plot and what it shares (scripts/sgemm_tools: plots, pythons). Standard library only,
+but for the pictures, which need matplotlib:
 
     python3 tests/results_scripts_test.py             everything else (ctest: results.scripts)
     python3 tests/results_scripts_test.py --pictures  scripts/plot's PNGs (ctest: results.plot)
 
-With --pictures and a Python that cannot import matplotlib, it prints why and exits 77,
-which ctest reports as Skipped (SKIP_RETURN_CODE in tests/results.cmake).
+With --pictures it runs under the Python that scripts/plot would draw with (the same search,
+sgemm_tools/pythons.py); when no Python here can import matplotlib, it prints why and exits
+77, which ctest reports as Skipped (SKIP_RETURN_CODE in tests/results.cmake).
 
 tests/data/bench_fixture.json is unedited sgemm_bench output from a short sweep on a GPU:
 
@@ -22,10 +24,13 @@ import copy
 import json
 import os
 import shutil
+import stat
+import struct
 import subprocess
 import sys
 import tempfile
 import unittest
+import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 SCRIPTS = os.path.join(ROOT, "scripts")
@@ -33,6 +38,7 @@ FIXTURE = os.path.join(ROOT, "tests", "data", "bench_fixture.json")
 sys.path.insert(0, SCRIPTS)
 import bench_results  # noqa: E402
 import ladder  # noqa: E402
+from sgemm_tools import plots, pythons  # noqa: E402
 
 README = """# Title
 
@@ -239,102 +245,294 @@ class ResultsTableScriptTest(unittest.TestCase):
         self.assertIn("results-table:begin", p.stderr)
 
 
-def python3_on_path(folder):
-    """An environment whose first python3 on PATH runs this interpreter (as a wrapper, so a
-    virtual environment stays one), so scripts/plot can be run the way a user runs it."""
+def python3_on_path(folder, python=sys.executable):
+    """An environment whose first python3 on PATH runs `python` (as a wrapper, so a virtual
+    environment stays one), so scripts/plot can be run the way a user runs it."""
     wrapper = os.path.join(folder, "python3")
     with open(wrapper, "w") as f:
-        f.write(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+        f.write(f'#!/bin/sh\nexec "{python}" "$@"\n')
     os.chmod(wrapper, 0o755)
     return dict(os.environ, PATH=folder + os.pathsep + os.environ.get("PATH", ""))
 
 
-def matplotlib_missing():
-    """Why this interpreter cannot draw the pictures, or None when it can."""
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError as e:
-        return (f"{sys.executable} cannot import matplotlib ({e}); the picture test needs it: "
-                f"`{sys.executable} -m pip install matplotlib`, or on Debian or Ubuntu "
-                "`sudo apt-get install python3-matplotlib` and configure with "
-                "-DPython3_EXECUTABLE=/usr/bin/python3")
-    return None
+def hide_matplotlib(folder):
+    """An environment in which no Python can import matplotlib (PYTHONPATH shadows it)."""
+    os.makedirs(os.path.join(folder, "hide", "matplotlib"))
+    with open(os.path.join(folder, "hide", "matplotlib", "__init__.py"), "w") as f:
+        f.write("raise ImportError('hidden by the test')\n")
+    return dict(os.environ, PYTHONPATH=os.path.join(folder, "hide"))
+
+
+def png_with_text(path, texts):
+    """A 1x1 PNG with tEXt chunks, written with the standard library."""
+    def chunk(kind, body):
+        return (struct.pack(">I", len(body)) + kind + body +
+                struct.pack(">I", zlib.crc32(kind + body) & 0xffffffff))
+    text = b"".join(chunk(b"tEXt", k.encode("latin-1") + b"\0" + v.encode("latin-1"))
+                    for k, v in texts.items())
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0))
+                + text + chunk(b"IDAT", zlib.compress(b"\0\0")) + chunk(b"IEND", b""))
+
+
+class PlotDataTest(unittest.TestCase):
+    """What the pictures show (sgemm_tools/plots.py), standard library only."""
+
+    def setUp(self):
+        self.context, self.results = bench_results.load(FIXTURE)
+
+    def test_powers_of_two_are_the_line_and_other_sizes_stand_apart(self):
+        data = fixture()
+        for b in data["benchmarks"]:  # 1000 beside 1024: must not share a line
+            if "/1024x1024x1024/" in b["name"]:
+                data["benchmarks"].append(dict(copy.deepcopy(b), name=b["name"].replace(
+                    "1024x1024x1024", "1000x1000x1000"), run_name=b["run_name"].replace(
+                    "1024x1024x1024", "1000x1000x1000")))
+        with tempfile.TemporaryDirectory() as tmp:
+            write_json(os.path.join(tmp, "b.json"), data)
+            context, results = bench_results.load(os.path.join(tmp, "b.json"))
+        square = plots.square(context, results)
+        self.assertIn(context["gpu"], square["gpu"])
+        for series in square["series"]:
+            self.assertTrue(all(plots.power_of_two(n) for n, _ in series["powers_of_two"]))
+            self.assertEqual([n for n, _ in series["other_sizes"]],
+                             [1000] if any(n == 1024 for n, _ in series["powers_of_two"])
+                             else [])
+        self.assertEqual([s["rung"] for s in square["series"]],
+                         sorted({r.rung for r in results if r.square and r.status == "ok"}))
+
+    def test_percent_and_nonsquare(self):
+        bars = plots.percent(self.context, self.results, 4096)["bars"]
+        rungs = [r.rung for r in bench_results.ladder_at(self.results, 4096) if r.rung > 0]
+        self.assertEqual([b["rung"] for b in bars], rungs)
+        self.assertTrue(any(b["status"] == "skipped" and b["pct"] is None for b in bars))
+        nonsquare = plots.nonsquare(self.context, self.results)
+        self.assertEqual(nonsquare["shapes"], ["512x4096x1024"])
+        self.assertTrue(all(len(s["gflops"]) == 1 for s in nonsquare["series"]))
+        self.assertIsNone(plots.percent(self.context, self.results, 3))
+        self.assertEqual(set(plots.pictures(self.context, self.results, 4096)),
+                         {"gflops_square.png", "percent_of_cublas_4096.png",
+                          "gflops_nonsquare.png"})
+
+    def test_a_png_carries_its_data(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "p.png")
+            data = plots.square(self.context, self.results)
+            png_with_text(path, {"Software": "test", plots.DATA_KEY: plots.encode(data)})
+            self.assertEqual(json.loads(plots.png_texts(path)[plots.DATA_KEY]), data)
+
+
+class CommittedPlotsTest(unittest.TestCase):
+    """scripts/plot --check: a committed table.md or picture that its JSON no longer gives
+    fails, with the difference; standard library only."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.folder = os.path.join(self.tmp, "results", "gpu")
+        self.json = os.path.join(self.folder, "bench.json")
+        write_json(self.json, fixture())
+        context, results = bench_results.load(self.json)
+        with open(os.path.join(self.folder, "table.md"), "w") as f:
+            f.write(bench_results.ladder_markdown(context, results, 4096))
+        for name, data in plots.pictures(context, results, 4096).items():
+            png_with_text(os.path.join(self.folder, name), {plots.DATA_KEY: plots.encode(data)})
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def check(self):
+        return run("plot", "--check", self.json)
+
+    def test_current_files_pass(self):
+        p = self.check()
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+
+    def test_an_edited_table_fails(self):
+        with open(os.path.join(self.folder, "table.md"), "a") as f:
+            f.write("stale\n")
+        p = self.check()
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("-stale", p.stdout)
+        self.assertIn("table.md", p.stderr)
+
+    def test_new_numbers_in_the_json_make_the_pictures_stale(self):
+        data = fixture()
+        entry(data, "rung:02_")["GFLOP/s"] = 12345678.0
+        write_json(self.json, data)
+        p = self.check()
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("12345678.0", p.stdout)  # the difference, as the data it plots
+        self.assertIn("gflops_square.png", p.stderr)
+        self.assertIn("scripts/plot --in-place", p.stderr)
+
+    def test_a_picture_without_data_fails(self):
+        png_with_text(os.path.join(self.folder, "gflops_square.png"), {"Software": "old"})
+        p = self.check()
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("gflops_square.png: carries no data", p.stdout)
+
+
+class PythonsTest(unittest.TestCase):
+    """Which Python scripts/plot draws with (sgemm_tools/pythons.py), on stand-ins."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def python(self, folder, name, has_it):
+        """A stand-in interpreter: `-c "import matplotlib"` succeeds only when `has_it`."""
+        os.makedirs(os.path.join(self.tmp, folder), exist_ok=True)
+        path = os.path.join(self.tmp, folder, name)
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n" + ("exit 0\n" if has_it else "exit 1\n"))
+        os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+        return path
+
+    def test_every_python3_on_path_then_the_system_one_then_versioned_ones(self):
+        a = self.python("a", "python3", False)
+        b = self.python("b", "python3", False)
+        b12 = self.python("b", "python3.12", False)
+        a9 = self.python("a", "python3.9", False)
+        self.python("a", "python3.12-config", False)
+        path = os.pathsep.join(os.path.join(self.tmp, d) for d in ("a", "b"))
+        found = [p for p in pythons.candidates(path) if p != pythons.SYSTEM_PYTHON]
+        self.assertEqual(found, [a, b, b12, a9])
+        if os.path.exists(pythons.SYSTEM_PYTHON):
+            self.assertEqual(pythons.candidates(path).index(pythons.SYSTEM_PYTHON), 2)
+
+    def test_the_first_that_can_import_it(self):
+        self.python("a", "python3", False)
+        good = self.python("b", "python3", True)
+        self.python("c", "python3", True)
+        path = os.pathsep.join(os.path.join(self.tmp, d) for d in ("a", "b", "c"))
+        python, tried = pythons.find("no_such_module_here", path)
+        if python == pythons.SYSTEM_PYTHON:
+            self.skipTest("the system python3 can import a module that does not exist")
+        self.assertEqual(python, good)
+        self.assertEqual(tried[-2:], [os.path.join(self.tmp, "a", "python3"), good])
+
+    def test_a_script_run_again_does_not_look_further(self):
+        self.python("b", "python3", True)
+        os.environ[pythons.RERUN] = "x"
+        python, tried = pythons.find("no_such_module_here", os.path.join(self.tmp, "b"))
+        self.assertIsNone(python)
+        self.assertEqual(tried, [sys.executable])
+        self.assertNotIn(pythons.RERUN, os.environ, "the programs it runs look again")
 
 
 class PlotScriptTest(unittest.TestCase):
-    """scripts/plot without matplotlib (hidden from it here): the table, then a clear error."""
+    """scripts/plot where no Python can import matplotlib: the table, then a clear error; and
+    where its output goes."""
 
     def test_without_matplotlib_says_how_to_get_it(self):
         with tempfile.TemporaryDirectory() as tmp:
-            code = ("import runpy, sys; sys.modules['matplotlib'] = None; "
-                    f"sys.argv = ['plot', {FIXTURE!r}, '--out', {tmp!r}]; "
-                    f"runpy.run_path({os.path.join(SCRIPTS, 'plot')!r}, run_name='__main__')")
-            p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-            self.assertEqual(p.returncode, 1)
+            p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "plot"), FIXTURE, "--out",
+                                tmp], capture_output=True, text=True, env=hide_matplotlib(tmp))
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertRegex(p.stderr, "^scripts/plot: needs matplotlib")
             self.assertIn("apt-get install python3-matplotlib", p.stderr)
             self.assertIn("pip install matplotlib", p.stderr)
-            self.assertIn(f"{sys.executable} (the python3 that runs it) cannot import", p.stderr)
+            self.assertIn(f"tried: {sys.executable}, ", p.stderr)  # then the others
             self.assertIn("| Rung | Kernel |", p.stdout)  # the table needs no matplotlib
             self.assertTrue(os.path.exists(os.path.join(tmp, "table.md")))
-            system = "/usr/bin/python3"  # where Debian's python3-matplotlib goes
-            if os.path.realpath(sys.executable) != os.path.realpath(system) and \
-                    subprocess.run([system, "-c", "import matplotlib"],
-                                   capture_output=True).returncode == 0:
-                self.assertIn(f"{system} has it already", p.stderr)
 
-    def test_run_as_a_command_it_names_the_python3_it_found(self):
+    def test_run_as_a_command_it_names_the_pythons_it_tried(self):
         with tempfile.TemporaryDirectory() as tmp:
-            os.makedirs(os.path.join(tmp, "hide", "matplotlib"))
-            with open(os.path.join(tmp, "hide", "matplotlib", "__init__.py"), "w") as f:
-                f.write("raise ImportError('hidden by the test')\n")
-            env = dict(python3_on_path(tmp), PYTHONPATH=os.path.join(tmp, "hide"))
+            env = dict(python3_on_path(tmp), PYTHONPATH=hide_matplotlib(tmp)["PYTHONPATH"])
             p = subprocess.run([os.path.join(SCRIPTS, "plot"), FIXTURE, "--out", tmp],
                                capture_output=True, text=True, env=env)
             self.assertEqual(p.returncode, 1, p.stderr)
-            self.assertRegex(p.stderr, "^scripts/plot: needs matplotlib")
-            self.assertIn(f"{sys.executable} -m pip install matplotlib", p.stderr)
+            self.assertIn(f"tried: {sys.executable}, {os.path.join(tmp, 'python3')}", p.stderr)
+
+    def test_the_default_output_is_under_build_not_beside_the_json(self):
+        with tempfile.TemporaryDirectory(prefix="sgemm_plot_", dir=None) as tmp:
+            folder = os.path.join(tmp, "results", os.path.basename(tmp))
+            write_json(os.path.join(folder, "bench.json"), fixture())
+            out = os.path.join(ROOT, "build", "plots", os.path.basename(tmp))
+            try:
+                run_env = hide_matplotlib(tmp)
+                subprocess.run([sys.executable, os.path.join(SCRIPTS, "plot"),
+                                os.path.join(folder, "bench.json")], capture_output=True,
+                               text=True, env=run_env)
+                self.assertEqual(os.listdir(folder), ["bench.json"], "nothing beside the JSON")
+                self.assertTrue(os.path.exists(os.path.join(out, "table.md")))
+            finally:
+                shutil.rmtree(out, ignore_errors=True)
+
+    def test_in_place_and_out_are_one_or_the_other(self):
+        p = run("plot", FIXTURE, "--in-place", "--out", "x")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("not allowed with", p.stderr)
 
 
 class PicturesTest(unittest.TestCase):
     """scripts/plot's PNGs; needs matplotlib (run with --pictures: ctest results.plot)."""
 
     def setUp(self):
-        missing = matplotlib_missing()
-        if missing:
-            self.skipTest(missing)
+        if not pythons.importable_here("matplotlib"):
+            self.skipTest(f"{sys.executable} cannot import matplotlib: run with --pictures")
 
     def check_pictures(self, folder):
-        for name in ("gflops_square.png", "percent_of_cublas_4096.png", "gflops_nonsquare.png"):
+        context, results = bench_results.load(FIXTURE)
+        for name, data in plots.pictures(context, results, 4096).items():
             with open(os.path.join(folder, name), "rb") as f:
                 self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n", name)
+            self.assertEqual(json.loads(plots.png_texts(os.path.join(folder, name))[
+                plots.DATA_KEY]), data, name)
         with open(os.path.join(folder, "table.md")) as f:
-            context, results = bench_results.load(FIXTURE)
             self.assertEqual(f.read(), bench_results.ladder_markdown(context, results, 4096))
 
-    def test_writes_the_pictures(self):
+    def test_writes_the_pictures_with_their_data(self):
         with tempfile.TemporaryDirectory() as tmp:
             p = run("plot", FIXTURE, "--out", tmp)
             self.assertEqual(p.returncode, 0, p.stderr)
             self.check_pictures(tmp)
 
-    def test_runs_with_the_python3_first_on_path(self):
+    def test_in_place_writes_what_check_accepts(self):
         with tempfile.TemporaryDirectory() as tmp:
-            p = subprocess.run([os.path.join(SCRIPTS, "plot"), FIXTURE, "--out", tmp,
-                                "--size", "1024"], capture_output=True, text=True,
-                               env=python3_on_path(tmp))
+            json_path = os.path.join(tmp, "bench.json")
+            shutil.copy(FIXTURE, json_path)
+            p = run("plot", "--in-place", json_path)
             self.assertEqual(p.returncode, 0, p.stderr)
+            self.check_pictures(tmp)
+            p = run("plot", "--check", json_path)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+
+    def test_a_python3_first_on_path_without_matplotlib_hands_over(self):
+        """As with pyenv before /usr/bin/python3: the script runs again under one that has it."""
+        with tempfile.TemporaryDirectory() as tmp:
+            first, later = os.path.join(tmp, "first"), os.path.join(tmp, "later")
+            os.makedirs(first)
+            os.makedirs(later)
+            with open(os.path.join(first, "python3"), "w") as f:  # this Python, matplotlib blocked
+                f.write(f'#!/bin/sh\nexec "{sys.executable}" -c "import runpy, sys; '
+                        "sys.modules['matplotlib'] = None; sys.argv = sys.argv[1:]; "
+                        "runpy.run_path(sys.argv[0], run_name='__main__')\" \"$@\"\n")
+            os.chmod(os.path.join(first, "python3"), 0o755)
+            env = python3_on_path(later)
+            env["PATH"] = first + os.pathsep + env["PATH"]
+            p = subprocess.run([os.path.join(SCRIPTS, "plot"), FIXTURE, "--out", tmp,
+                                "--size", "1024"], capture_output=True, text=True, env=env)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn(f"running under {os.path.join(later, 'python3')}", p.stderr)
             self.assertTrue(os.path.exists(os.path.join(tmp, "percent_of_cublas_1024.png")))
-            self.assertIn("wrote ", p.stdout)
 
 
 SKIPPED = 77  # ctest: SKIP_RETURN_CODE of results.plot
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--pictures"]:
-        missing = matplotlib_missing()
-        if missing:
-            print(f"SGEMM-SKIPPED: {missing}")
+        python, tried = pythons.find("matplotlib")  # as scripts/plot finds it
+        if python is None:
+            print(f"SGEMM-SKIPPED: no Python here can import matplotlib (tried: "
+                  f"{', '.join(tried)}); the picture test needs it: on Debian or Ubuntu "
+                  "`sudo apt-get install python3-matplotlib`, elsewhere "
+                  "`python3 -m pip install matplotlib`")
             sys.exit(SKIPPED)
+        if python != sys.executable:
+            pythons.run_under(python, __file__)
         unittest.main(argv=sys.argv[:1], defaultTest="PicturesTest", verbosity=2)
     everything_else = [name for name, value in list(globals().items())
                        if isinstance(value, type) and issubclass(value, unittest.TestCase)

@@ -22,8 +22,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 SCRIPTS = os.path.join(ROOT, "scripts")
 sys.path.insert(0, SCRIPTS)
 import ladder  # noqa: E402
-from sgemm_tools import (cli, expectations, kernel_names, ncu, ncu_report, sass,  # noqa: E402
-                         sass_report, tools)
+from sgemm_tools import (cli, ctest_outcomes, expectations, kernel_names, ncu,  # noqa: E402
+                         ncu_report, sass, sass_report, tools)
 
 NCU_CSV = os.path.join(ROOT, "tests", "data", "ncu_raw_rung6.csv")
 
@@ -725,6 +725,47 @@ class Ladder(unittest.TestCase):
             self.assertTrue(os.path.exists(os.path.join(ROOT, r.kernel)), r.kernel)
         self.assertIsNone(ladder.previous(rungs[0]))
         self.assertEqual(ladder.rung(f"{rungs[-1].number:02d}"), rungs[-1])
+
+
+# ctest's JUnit report (ctest --output-junit) of a passed, a failed and a skipped test.
+JUNIT = """<?xml version="1.0" encoding="UTF-8"?>
+<testsuite name="Linux-c++" tests="3" failures="1" skipped="1" timestamp="2026-11-21T20:43:32">
+	<testcase name="gpu.pass" classname="gpu.pass" time="0.1" status="run">
+	</testcase>
+	<testcase name="gpu.fail" classname="gpu.fail" time="0.1" status="fail">
+		<failure message=""/>
+	</testcase>
+	<testcase name="gpu.skip" classname="gpu.skip" time="0.1" status="notrun">
+		<skipped message="SKIP_REGULAR_EXPRESSION_MATCHED"/>
+	</testcase>
+	<testcase name="cpu.other" classname="cpu.other" time="0.1" status="run">
+	</testcase>
+</testsuite>
+"""
+CTEST_N = """Test project /build
+  Test  #1: gpu.pass
+  Test  #2: gpu.fail
+  Test #13: gpu.skip
+  Test #14: gpu.left_out
+
+Total Tests: 4
+"""
+
+
+class CtestOutcomes(unittest.TestCase):
+    def test_each_gpu_test_and_its_outcome(self):
+        names = ctest_outcomes.listed_tests(CTEST_N)
+        self.assertEqual(names, ["gpu.pass", "gpu.fail", "gpu.skip", "gpu.left_out"])
+        lines = ctest_outcomes.report(names, JUNIT, "NVIDIA H100").splitlines()
+        self.assertIn("2026-11-21T20:43:32, on NVIDIA H100", lines[0])
+        self.assertEqual(lines[1], "# pass 1, fail 1, skip 1, not run 1")
+        self.assertEqual([line.split() for line in lines[2:]],
+                         [["pass", "gpu.pass"], ["fail", "gpu.fail"], ["skip", "gpu.skip"],
+                          ["not", "run", "gpu.left_out"]])  # a test the run left out shows
+
+    def test_not_a_report(self):
+        with self.assertRaisesRegex(ladder.Error, "not XML"):
+            ctest_outcomes.outcomes("ctest crashed")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,9 @@ share, one concern a module. The scripts put scripts/ on sys.path, so `ladder` (
 list) and this package import as top-level names:
 
     cli           argparse set-up: prog, description and epilog from the docstring, --binary
+    generated     rewriting text generated from committed data, or showing how it differs
+    plots         the data scripts/plot's pictures show, carried in the PNGs, and its --check
+    pythons       finding a Python that can import a module (matplotlib for scripts/plot)
     tools         finding cuobjdump, ncu, compute-sanitizer; running one; the --binary check
     sass          cuobjdump -sass / -res-usage text -> instructions, resources, counts, loops
     kernel_names  demangled kernel names -> rung, template arguments, table labels
