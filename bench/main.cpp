@@ -38,9 +38,10 @@ void add_context(const GpuInfo& gpu, const SweepOptions& o) {
   const RunOptions& r = o.run;
   char timing[256];
   std::snprintf(timing, sizeof timing,
-                "median of up to %d CUDA-event-timed runs (at least 3; none added after %g ms), "
-                "after %d warm-up runs; L2 flushed before each",
-                r.reps, r.budget_ms, r.warmup);
+                "median of CUDA-event-timed runs in %d blocks per kernel, each kernel and its "
+                "reference in turn, a block at least %g ms (at most %d runs, its first not "
+                "counted), after %d warm-up runs; L2 flushed before each",
+                r.timing.rounds, r.timing.block_ms, r.timing.reps, r.timing.warmup);
   benchmark::AddCustomContext("sgemm_timing", timing);
   benchmark::AddCustomContext("sgemm_alpha_beta", number(r.alpha) + ", " + number(r.beta));
   benchmark::AddCustomContext("sgemm_check_seed", std::to_string(r.seed));

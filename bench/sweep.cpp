@@ -11,9 +11,6 @@ namespace sgemm::bench {
 
 namespace {
 
-// Problems this small are never skipped for time, and a rung's speed measured on one this
-// large (or larger) predicts its speed on larger ones: launch overhead no longer dominates.
-constexpr int kProbeSize = 1024;
 constexpr double kProbeFlops = 2.0 * kProbeSize * kProbeSize * kProbeSize;
 
 // Google Benchmark 1.8 reports a skip as "skipped"; older versions only have errors, so a
@@ -34,11 +31,8 @@ std::string rung_text(int rung) { return find_runnable(rung)->label(); }
 
 }  // namespace
 
-Sweep::Sweep(Harness& harness, const SweepOptions& options) : harness_(harness), options_(options) {
-  timing_.warmup = options.run.warmup;
-  timing_.reps = options.run.reps;
-  timing_.budget_ms = options.run.budget_ms;
-}
+Sweep::Sweep(Harness& harness, const SweepOptions& options)
+    : harness_(harness), options_(options), timing_(options.run.timing) {}
 
 void Sweep::run(benchmark::State& state, int rung, const Shape& shape) {
   const Runnable& runnable = *find_runnable(rung);
@@ -53,6 +47,8 @@ void Sweep::run(benchmark::State& state, int rung, const Shape& shape) {
       if (!verdict.pass) return fail(state, rung_text(rung) + " failed: " + verdict.check_text);
       label = verdict.check_text;
     }
+  } catch (const UnsupportedGpu& e) {  // a skip with the reason, not the rung's failure
+    return skip(state, std::string("unsupported GPU: ") + e.what());
   } catch (const std::exception& e) {
     return fail(state, e.what());
   }
@@ -129,10 +125,10 @@ const Sweep::Throughput& Sweep::throughput(int rung) {
   // Nothing this large timed yet (a filter, or --mnk): a short probe at 1024^3 predicts.
   Problem probe{Shape{}, options_.run.alpha, options_.run.beta};
   probe.shape.M = probe.shape.N = probe.shape.K = kProbeSize;
-  TimingOptions quick = timing_;
+  TimingOptions quick = timing_;  // one warm-up, then one block of 2 runs, the second counted
   quick.warmup = 1;
-  quick.reps = 3;
-  quick.budget_ms = 0;
+  quick.block_ms = 0;
+  quick.rounds = 1;
   record(rung, probe, harness_.time(rung, probe, quick));
   return throughput_.at(rung);
 }

@@ -110,10 +110,12 @@ SweepParseResult parse_sweep_args(int* argc, char** argv) {
   app.add_option("--shapes", shape_set, "square, nonsquare or all (default all)")
       ->type_name("SET")
       ->check(CLI::IsMember({"square", "nonsquare", "all"}));
+  const std::string probe = std::to_string(kProbeSize) + "^3";
   app.add_option("--max-seconds-per-run", o.max_seconds_per_run,
                  "skip a (rung, shape) whose predicted time for one run exceeds S seconds (the\n"
                  "shape's FLOPs over the rung's GFLOP/s on its largest problem timed so far, at\n"
-                 "least 1024^3, or a 3-run probe at 1024^3); 0: no limit")
+                 "least " +
+                     probe + ", or a 2-run probe at " + probe + "); 0: no limit")
       ->type_name("S")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();

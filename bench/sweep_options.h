@@ -28,10 +28,15 @@ std::string shape_kinds();
 // A rung whose predicted time for one run is above this many seconds is skipped.
 constexpr double kDefaultMaxSecondsPerRun = 2.0;
 
+// Problems of this size cubed or smaller are never skipped for time, and a rung's speed
+// measured on one this large (or larger) predicts its speed on larger ones: launch overhead no
+// longer dominates. Without such a measurement, a short probe at this size gives one.
+constexpr int kProbeSize = 1024;
+
 struct SweepOptions {
   std::vector<int> rungs;     // 0 (cuBLAS) and rung numbers, ladder order
   std::vector<Shape> shapes;  // in sweep order, leading dimensions included
-  RunOptions run;             // alpha, beta, warmup, reps, budget_ms, checks, seed, device, json
+  RunOptions run;             // alpha, beta, timing, checks, seed, device, json
   double max_seconds_per_run = kDefaultMaxSecondsPerRun;  // 0: no limit
   std::string help;                                       // the --help text, when asked for
   std::vector<std::string> benchmark_out;                 // --json FILE as Google Benchmark's flags

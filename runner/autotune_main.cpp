@@ -60,10 +60,7 @@ int run(const Args& a) {
   const RunOptions& r = a.run;
   Harness h(r.device);
   std::printf("GPU %d: %s\n", r.device, describe(h.gpu()).c_str());
-  TimingOptions t;
-  t.warmup = r.warmup;
-  t.reps = r.reps;
-  t.budget_ms = r.budget_ms;
+  const TimingOptions& t = r.timing;
 
   const auto& all = autotune::candidates();
   std::vector<Measurement> results;
@@ -110,8 +107,7 @@ int run(const Args& a) {
 
 int main(int argc, char** argv) {
   Args a;
-  a.run.reps = 10;
-  a.run.budget_ms = 1000;
+  a.run.timing.block_ms = 100;  // many candidates: shorter blocks than a measurement's
   a.run.json_path = "autotune.json";
   CLI::App app("Checks and times the tile configurations scripts/autotune compiled in.",
                "sgemm_autotune");

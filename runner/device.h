@@ -15,6 +15,12 @@ struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A rung that has no kernel for this GPU (Status::unsupported_gpu): the front doors report it
+// as unsupported and go on with the other rungs; the GPU tests skip it with the reason.
+struct UnsupportedGpu : Error {
+  using Error::Error;
+};
+
 // Throws Error naming the call and the CUDA error unless `err` is cudaSuccess.
 void check_cuda(cudaError_t err, const char* call, const char* file, int line);
 #define CUDA_CHECK(call) ::sgemm::check_cuda((call), #call, __FILE__, __LINE__)

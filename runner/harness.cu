@@ -230,7 +230,9 @@ void launch_rung(int rung, const Problem& p, const float* A, const float* B, flo
   std::string why;
   const Status status = launch(rung, s.M, s.N, s.K, p.alpha, A, s.a_ld(), B, s.b_ld(), p.beta, C,
                                s.c_ld(), stream, &why);
-  if (status != Status::ok) throw Error("rung " + std::to_string(rung) + ": " + why);
+  const std::string text = "rung " + std::to_string(rung) + ": " + why;
+  if (status == Status::unsupported_gpu) throw UnsupportedGpu(text);
+  if (status != Status::ok) throw Error(text);
 }
 
 }  // namespace
@@ -278,7 +280,7 @@ Timing Harness::time(int rung, const Problem& p, const TimingOptions& options) {
 }
 
 Timing Harness::time(const Kernel& kernel, const Problem& p, const TimingOptions& options) {
-  return time_interleaved({kernel}, p, options).front();
+  return time_in_turn({kernel}, p, options).front();
 }
 
 Race Harness::time_against_reference(int rung, const Problem& p, const TimingOptions& options) {
@@ -290,7 +292,7 @@ Race Harness::time_against_reference(int rung, const Problem& p, const TimingOpt
 Race Harness::time_against_reference(const Kernel& kernel, Precision precision, const Problem& p,
                                      const TimingOptions& options) {
   const Kernel reference = this->kernel(reference_for(precision).number);
-  const std::vector<Timing> t = time_interleaved({reference, kernel}, p, options);
+  const std::vector<Timing> t = time_in_turn({reference, kernel}, p, options);
   return Race{t[1], t[0]};
 }
 
@@ -415,39 +417,45 @@ std::vector<Accuracy> Harness::accuracy(const std::vector<Kernel>& kernels, cons
   return out;
 }
 
-std::vector<Timing> Harness::time_interleaved(const std::vector<Kernel>& kernels, const Problem& p,
-                                              const TimingOptions& options) {
+std::vector<Timing> Harness::time_in_turn(const std::vector<Kernel>& kernels, const Problem& p,
+                                          const TimingOptions& options) {
   require_memory(p, false);
   const Shape& s = p.shape;
   Impl& m = *impl_;
   const Operands in = m.operands(p);
-  // Random data, never zeros: zeros can run faster than real data.
-  fill_matrix(in.A, s.M, s.K, s.a_ld(), Fill::uniform, 11, 0.f, m.stream);
-  fill_matrix(in.B, s.K, s.N, s.b_ld(), Fill::uniform, 12, 0.f, m.stream);
-  fill_matrix(in.C, s.M, s.N, s.c_ld(), Fill::uniform, 13, 0.f, m.stream);
+  fill_matrix(in.A, s.M, s.K, s.a_ld(), Fill::uniform, kTimingSeedA, 0.f, m.stream);
+  fill_matrix(in.B, s.K, s.N, s.b_ld(), Fill::uniform, kTimingSeedB, 0.f, m.stream);
+  fill_matrix(in.C, s.M, s.N, s.c_ld(), Fill::uniform, kTimingSeedC, 0.f, m.stream);
 
   for (int i = 0; i < options.warmup; ++i)
     for (const Kernel& k : kernels) run_kernel(k, p, in.A, in.B, in.C, m.stream);
   CUDA_CHECK(cudaStreamSynchronize(m.stream));
 
-  // One run of each kernel per round, in turn, so that they share the GPU's clock drift.
+  // One timed run: L2 flushed first, events around the run.
+  auto once = [&](const Kernel& kernel) {
+    if (options.flush_l2) m.flusher->flush(m.stream);
+    CUDA_CHECK(cudaEventRecord(m.start, m.stream));
+    run_kernel(kernel, p, in.A, in.B, in.C, m.stream);
+    CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
+    CUDA_CHECK(cudaEventSynchronize(m.stop));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, m.start, m.stop));
+    return static_cast<double>(ms);
+  };
+  // Blocks in turn: a block runs its kernel back to back until it holds block_ms of GPU time
+  // (at least 2 runs, at most reps); its first run follows the other kernel's block and is not
+  // counted, the rest are.
   std::vector<std::vector<double>> samples(kernels.size());
-  double spent_ms = 0;
-  const int reps = std::max(1, options.reps);
-  for (int round = 0; round < reps; ++round) {
+  const int most = std::max(2, options.reps);
+  for (int round = 0; round < std::max(1, options.rounds); ++round)
     for (size_t i = 0; i < kernels.size(); ++i) {
-      if (options.flush_l2) m.flusher->flush(m.stream);
-      CUDA_CHECK(cudaEventRecord(m.start, m.stream));
-      run_kernel(kernels[i], p, in.A, in.B, in.C, m.stream);
-      CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
-      CUDA_CHECK(cudaEventSynchronize(m.stop));
-      float ms = 0;
-      CUDA_CHECK(cudaEventElapsedTime(&ms, m.start, m.stop));
-      samples[i].push_back(ms);
-      spent_ms += ms;
+      double spent = 0;
+      for (int run = 0; run < most && (run < 2 || spent < options.block_ms); ++run) {
+        const double ms = once(kernels[i]);
+        spent += ms;
+        if (run > 0) samples[i].push_back(ms);
+      }
     }
-    if (round + 1 >= 3 && spent_ms > options.budget_ms) break;
-  }
   std::vector<Timing> timings;
   for (std::vector<double>& runs : samples) timings.push_back(summarize(runs));
   return timings;

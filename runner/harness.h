@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "device.h"
+#include "timing.h"
 
 namespace sgemm {
 
@@ -75,21 +76,14 @@ struct CheckReport {
   std::string summary() const;  // "exact PASS" or "random FAIL: ..."
 };
 
-struct TimingOptions {
-  int warmup = 3;           // untimed runs first
-  int reps = 30;            // timed runs at most; the median is reported
-  double budget_ms = 2000;  // stop adding reps once this much GPU time is spent (min 3)
-  bool flush_l2 = true;     // evict L2 before each timed run
-};
-
 struct Timing {
   double median_ms = 0, min_ms = 0, max_ms = 0;
   int reps = 0;
   double gflops(const Problem& p) const { return p.flops() / (median_ms * 1e6); }
 };
 
-// A kernel and its cuBLAS reference timed on the same inputs, one run of each in turn, so that
-// both see the same clocks (an H100 under SGEMM load drifts between 1680 and 1980 MHz).
+// A kernel and its cuBLAS reference timed on the same inputs, block by block in turn, so that
+// both are measured in the same stretch of the session, each in its own steady state.
 struct Race {
   Timing kernel, reference;
   double percent_of_reference() const { return 100.0 * reference.median_ms / kernel.median_ms; }
@@ -133,6 +127,9 @@ class Harness {
   Race time_against_reference(int rung, const Problem& problem, const TimingOptions& options);
   Race time_against_reference(const Kernel& kernel, Precision precision, const Problem& problem,
                               const TimingOptions& options);
+  // Times the kernels on the same inputs in blocks (TimingOptions), in turn; one Timing each.
+  std::vector<Timing> time_in_turn(const std::vector<Kernel>& kernels, const Problem& problem,
+                                   const TimingOptions& options);
 
   // The cuBLAS calls the checks and timings use (row-major), on `stream` (the harness's own
   // when null): SGEMM in true FP32, or in TF32 mode (CUBLAS_COMPUTE_32F_FAST_TF32).
@@ -153,10 +150,6 @@ class Harness {
   Kernel kernel(int rung);
 
  private:
-  // Times each kernel once per round, in turn, on the same inputs; one Timing per kernel.
-  std::vector<Timing> time_interleaved(const std::vector<Kernel>& kernels, const Problem& problem,
-                                       const TimingOptions& options);
-
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -22,10 +22,7 @@ int run(const Options& o) {
   std::vector<int> ladder = o.rungs;
   if (o.all)
     for (const RungInfo& rung : rungs()) ladder.push_back(rung.number);
-  TimingOptions timing;
-  timing.warmup = r.warmup;
-  timing.reps = r.reps;
-  timing.budget_ms = r.budget_ms;
+  const TimingOptions& timing = r.timing;
 
   std::vector<Measurement> all_rows, summary;
   bool all_pass = true;
@@ -37,14 +34,20 @@ int run(const Options& o) {
     print_rung_header(std::cout, start_measurement(runnable, {}).reference);
     for (const Shape& shape : r.shapes) {
       Measurement m = start_measurement(runnable, {shape, r.alpha, r.beta});
-      if (!runnable.reference)
-        check(harness, kernel, r.checks, r.seed, "rung" + std::to_string(number), m);
-      for (const Mismatch& x : m.mismatches)
-        std::printf("    mismatch at row %d, col %d: got %.9g, expected %.9g\n", x.row, x.col,
-                    x.got, x.expected);
-      // A rung that fails is not timed: its speed would mean nothing.
-      if (m.pass) time(harness, kernel, runnable.reference, timing, m);
-      if (m.pass && o.accuracy) measure_accuracy(harness, kernel, r.seed, m);
+      try {
+        if (!runnable.reference)
+          check(harness, kernel, r.checks, r.seed, "rung" + std::to_string(number), m);
+        for (const Mismatch& x : m.mismatches)
+          std::printf("    mismatch at row %d, col %d: got %.9g, expected %.9g\n", x.row, x.col,
+                      x.got, x.expected);
+        // A rung that fails is not timed: its speed would mean nothing.
+        if (m.pass) time(harness, kernel, runnable.reference, timing, m);
+        if (m.pass && o.accuracy) measure_accuracy(harness, kernel, r.seed, m);
+      } catch (const UnsupportedGpu& e) {  // not a failure: this GPU has no kernel for it
+        m = start_measurement(runnable, m.problem);
+        m.unsupported = true;
+        m.check_text = std::string("unsupported GPU: ") + e.what();
+      }
       all_pass = all_pass && m.pass;
       print_rung_row(std::cout, m);
       all_rows.push_back(m);

@@ -26,6 +26,7 @@ struct Measurement {
   Precision precision = Precision::fp32;
   std::string reference;  // the runnable it is compared with: "cublas" or "cublas_tf32"
   Problem problem;
+  bool unsupported = false;  // the rung has no kernel for this GPU (check_text says why)
   bool checked = false;      // at least one check ran
   bool pass = true;          // every check that ran passed, and none asked for was impossible
   std::string check_text;    // "exact PASS, random PASS" or the failure

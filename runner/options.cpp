@@ -191,15 +191,19 @@ CommonOptions::CommonOptions(CLI::App& app, RunOptions& o) : options_(o) {
           },
           ""))
       ->capture_default_str();
-  app.add_option("--warmup", o.warmup, "untimed runs first")
+  app.add_option("--warmup", o.timing.warmup, "untimed runs of each kernel first")
       ->check(whole_number(0, 100000))
       ->capture_default_str();
-  app.add_option("--reps", o.reps, "timed runs at most; the median is reported")
-      ->check(whole_number(1, 100000))
-      ->capture_default_str();
-  app.add_option("--budget-ms", o.budget_ms, "stop adding timed runs after T ms of GPU time")
+  app.add_option("--block-ms", o.timing.block_ms,
+                 "time kernels in blocks of back-to-back runs of at least T ms of GPU time,\n"
+                 "each kernel and its reference in turn, " +
+                     std::to_string(kTimingRounds) + " blocks each (docs/00_method.md)")
       ->type_name("T")
-      ->check(whole_number(1, 3600000))
+      ->check(whole_number(0, 3600000))
+      ->capture_default_str();
+  app.add_option("--reps", o.timing.reps,
+                 "runs of a block at most (its first is not counted); the median is reported")
+      ->check(whole_number(2, 100000))
       ->capture_default_str();
   app.add_option("--seed", o.seed, "seed of the check inputs")
       ->check(whole_number(0, 1LL << 62))

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "check.h"
+#include "timing.h"
 
 namespace sgemm {
 
@@ -19,9 +20,7 @@ struct RunOptions {
   float beta = 0.f;
   int pad = 0;  // leading dimensions = row length + pad
   ChecksToRun checks = ChecksToRun::both;
-  int warmup = 3;
-  int reps = 30;
-  double budget_ms = 2000;
+  TimingOptions timing;  // --warmup, --block-ms, --reps
   uint64_t seed = 1;
   int device = 0;
   std::string json_path;  // write the results here when set
@@ -29,7 +28,7 @@ struct RunOptions {
 
 // Registers the common flags on `app`, storing into `options` (whose values are the
 // defaults --help shows): --sizes --mnk --alpha --beta --pad --check --warmup --reps
-// --budget-ms --seed --device --json. Bad values fail the parse with a message that names
+// --block-ms --seed --device --json. Bad values fail the parse with a message that names
 // the flag, the value and what is allowed.
 class CommonOptions {
  public:

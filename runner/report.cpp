@@ -97,9 +97,10 @@ void print_summary(std::ostream& out, const std::vector<Measurement>& rows) {
     const std::string pct = m.timed ? format("%.1f%%", m.percent_of_reference()) : "-";
     std::snprintf(line, sizeof line, kRow, label(m).c_str(), m.problem.shape.str().c_str(),
                   gf.c_str(), m.reference.c_str(), cb.c_str(), pct.c_str(),
-                  !m.pass     ? "FAIL"
-                  : m.checked ? "PASS"
-                              : "-");
+                  m.unsupported ? "unsupported GPU"
+                  : !m.pass     ? "FAIL"
+                  : m.checked   ? "PASS"
+                                : "-");
     out << line;
   }
 }
@@ -128,6 +129,7 @@ nlohmann::ordered_json to_json(const Measurement& m) {
                                 {"ldc", s.c_ld()},
                                 {"alpha", number(m.problem.alpha)},
                                 {"beta", number(m.problem.beta)},
+                                {"unsupported_gpu", m.unsupported},
                                 {"checked", m.checked},
                                 // Never true for what was not checked: null, or false when a check
                                 // that was asked for could not run.

@@ -147,14 +147,26 @@ TEST(Cli, ScalarsAcceptNegativeValues) {
 }
 
 TEST(Cli, NumericFlags) {
-  ParseResult r = parse({"1", "--pad", "4", "--reps", "7", "--warmup", "2", "--device", "1",
-                         "--seed", "12345678901"});
+  ParseResult r = parse({"1", "--pad", "4", "--reps", "7", "--warmup", "2", "--block-ms", "40",
+                         "--device", "1", "--seed", "12345678901"});
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_EQ(r.options.run.pad, 4);
-  EXPECT_EQ(r.options.run.reps, 7);
-  EXPECT_EQ(r.options.run.warmup, 2);
+  EXPECT_EQ(r.options.run.timing.reps, 7);
+  EXPECT_EQ(r.options.run.timing.warmup, 2);
+  EXPECT_EQ(r.options.run.timing.block_ms, 40);
   EXPECT_EQ(r.options.run.device, 1);
   EXPECT_EQ(r.options.run.seed, 12345678901ull);  // 64-bit seeds
+}
+
+TEST(Cli, TimingDefaultsAreTheHarnesssOwn) {
+  const ParseResult r = parse({"1"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.options.run.timing.warmup, kWarmupRuns);
+  EXPECT_EQ(r.options.run.timing.block_ms, kBlockMs);
+  EXPECT_EQ(r.options.run.timing.reps, kMaxRunsPerBlock);
+  EXPECT_EQ(r.options.run.timing.rounds, kTimingRounds);
+  const std::string help = parse({"--help"}).help;
+  EXPECT_NE(help.find(std::to_string(kTimingRounds) + " blocks each"), std::string::npos) << help;
 }
 
 TEST(Cli, CheckModes) {
@@ -299,15 +311,16 @@ TEST(Cli, UnknownFlagAndMissingValue) {
 }
 
 TEST(Cli, BadCounts) {
-  expect_error({"1", "--reps", "0"}, "reps");
+  expect_error({"1", "--reps", "1"}, "reps");  // a block's first run is not counted
+  expect_error({"1", "--block-ms", "-5"}, "block-ms");
   expect_error({"1", "--pad", "-1"}, "pad");  // would make ld smaller than the row
 }
 
 TEST(Cli, UsageNamesEveryFlag) {
   const std::string text = parse({"--help"}).help;
   for (const char* flag :
-       {"all", "--sizes", "--mnk", "--alpha", "--beta", "--pad", "--reps", "--warmup", "--check",
-        "--json", "--device", "--seed", "--list", "--help"})
+       {"all", "--sizes", "--mnk", "--alpha", "--beta", "--pad", "--reps", "--warmup", "--block-ms",
+        "--check", "--json", "--device", "--seed", "--list", "--help"})
     EXPECT_NE(text.find(flag), std::string::npos) << "usage() does not mention " << flag;
 }
 

@@ -18,7 +18,7 @@ namespace {
 
 class GpuChecker : public GpuTest {
  protected:
-  const int rung_ = rungs().back().number;  // the checker does not depend on the rung
+  const int rung_ = last_supported_rung();  // the checker does not depend on the rung
 };
 
 TEST_F(GpuChecker, CatchesAPlantedWrongElement) {
@@ -87,7 +87,7 @@ class BrokenKernels : public GpuTest {
   CheckReport check(const Kernel& kernel, const Problem& problem, CheckMode mode) {
     return harness_->check(kernel, problem, mode, 7, "broken");
   }
-  Kernel rung() { return harness_->kernel(rungs().back().number); }
+  Kernel rung() { return harness_->kernel(last_supported_rung()); }
   // The last rung, called with its sizes or scalars changed first: a bug planted on purpose.
   struct Call {
     int M, N, K;

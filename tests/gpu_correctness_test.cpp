@@ -32,6 +32,7 @@ class RungCorrectness : public ::testing::TestWithParam<Param> {
   void SetUp() override {
     SGEMM_SKIP_WITHOUT_GPU();
     harness_ = std::make_unique<Harness>(0);
+    SGEMM_SKIP_UNSUPPORTED_RUNG(std::get<0>(GetParam()));
   }
 
   // Checks every case; a failing case names its shape and scalars and does not stop the rest.

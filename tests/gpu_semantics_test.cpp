@@ -251,6 +251,7 @@ class RungSemantics : public ::testing::TestWithParam<Param> {
   void SetUp() override {
     SGEMM_SKIP_WITHOUT_GPU();
     harness_ = std::make_unique<Harness>(0);
+    SGEMM_SKIP_UNSUPPORTED_RUNG(GetParam());
   }
 
   // The rung and the cuBLAS of its class on the same inputs, compared element by element.

@@ -41,6 +41,36 @@ inline std::string gpu_unavailable() {
     GTEST_SKIP() << sgemm_why;                                                                \
   } while (0)
 
+// Why `rung` cannot run on this GPU ("" when it can): the sentence of Status::unsupported_gpu
+// (a Hopper-only rung on another GPU, or a build that left out the GPU's architecture), from
+// a 1 x 1 x 1 launch.
+inline std::string unsupported_reason(int rung) {
+  DeviceBuffer one(1);
+  fill_value(one.get(), 1, 1.f, nullptr);
+  std::string why;
+  const Status s =
+      launch(rung, 1, 1, 1, 1.f, one.get(), 1, one.get(), 1, 0.f, one.get(), 1, nullptr, &why);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return s == Status::unsupported_gpu ? why : "";
+}
+
+// In a test about one rung: skip it, with the reason, where the rung has no kernel for this
+// GPU. Not a failure, with SGEMM_REQUIRE_GPU=1 as well: the machine is fine, the rung is not
+// for it.
+#define SGEMM_SKIP_UNSUPPORTED_RUNG(rung)                                             \
+  do {                                                                                \
+    const std::string sgemm_unsupported = ::sgemm::testing::unsupported_reason(rung); \
+    if (!sgemm_unsupported.empty()) GTEST_SKIP() << sgemm_unsupported;                \
+  } while (0)
+
+// The last rung of the list that this GPU can run: the tests of the checker and of the API's
+// errors use it, whatever GPU they run on.
+inline int last_supported_rung() {
+  for (auto r = rungs().rbegin(); r != rungs().rend(); ++r)
+    if (unsupported_reason(r->number).empty()) return r->number;
+  return rungs().front().number;
+}
+
 // Skips the test without a GPU (see above); else holds a Harness.
 class GpuTest : public ::testing::Test {
  protected:

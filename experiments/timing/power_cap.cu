@@ -8,8 +8,8 @@
 //   nvcc -O2 -std=c++17 -Irunner experiments/timing/power_cap.cu <build>/libsgemm_harness.a \
 //        <build>/libsgemm_ladder.a -lcublas -ldl -o power_cap && ./power_cap
 #include <algorithm>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -83,14 +83,14 @@ void measure(Harness& h, int reference, int rung, int n, double block_ms) {
   }
   const int clock_blocks = gpu_info(0).sm_clock_current_mhz;
   const std::string rn = find_runnable(reference)->name, kn = find_runnable(rung)->name;
-  std::printf("%5d %-12s %-14s | steady %7.1f TF/s (%4d MHz) | turn %7.1f vs %7.1f = %6.1f%% (%4d MHz)"
-              " | blocks %7.1f vs %7.1f = %6.1f%% (%4d MHz) | rung/steady %6.1f%%\n",
-              n, rn.c_str(), kn.c_str(), tflop / median(steady) * 1e3, clock_steady,
-              tflop / median(turn_ref) * 1e3, tflop / median(turn_rung) * 1e3,
-              100 * median(turn_ref) / median(turn_rung), clock_turn,
-              tflop / median(block_ref) * 1e3, tflop / median(block_rung) * 1e3,
-              100 * median(block_ref) / median(block_rung), clock_blocks,
-              100 * median(steady) / median(turn_rung));
+  std::printf(
+      "%5d %-12s %-14s | steady %7.1f TF/s (%4d MHz) | turn %7.1f vs %7.1f = %6.1f%% (%4d MHz)"
+      " | blocks %7.1f vs %7.1f = %6.1f%% (%4d MHz) | rung/steady %6.1f%%\n",
+      n, rn.c_str(), kn.c_str(), tflop / median(steady) * 1e3, clock_steady,
+      tflop / median(turn_ref) * 1e3, tflop / median(turn_rung) * 1e3,
+      100 * median(turn_ref) / median(turn_rung), clock_turn, tflop / median(block_ref) * 1e3,
+      tflop / median(block_rung) * 1e3, 100 * median(block_ref) / median(block_rung), clock_blocks,
+      100 * median(steady) / median(turn_rung));
 }
 
 }  // namespace

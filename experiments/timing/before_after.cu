@@ -1,0 +1,68 @@
+// The speed of rungs before and after a change, in one process: the rungs' launchers as they
+// were (kernel files from a baseline tree, each compiled into a namespace of its own, `_before`)
+// against the library's, with cuBLAS SGEMM beside them, timed in turn in blocks on the same
+// inputs (Harness::time_in_turn). The ratio after / before is what a change did to a rung's
+// speed; the percentages of cuBLAS show the session's clocks.
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Irunner -Ikernels \
+//        -I<baseline>/kernels experiments/timing/before_after.cu <build>/libsgemm_harness.a \
+//        <build>/libsgemm_ladder.a -lcublas -ldl -o before_after && ./before_after 4096 8192
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "harness.h"
+#include "report.h"
+#include "sgemm.h"
+
+// The baseline's kernel files, renamed. Each was self-contained before the Hopper plumbing
+// moved to hopper.cuh and runtime.h; rungs 10 and 11 call the library's rung 9, unchanged.
+#define tma_specialized tma_specialized_before
+#include "10_tma_specialized.cu"
+#undef tma_specialized
+#define every_shape every_shape_before
+#include "11_every_shape.cu"
+#undef every_shape
+#define mma_3xtf32 mma_3xtf32_before
+#include "13_mma_3xtf32.cu"
+#undef mma_3xtf32
+#define wgmma_3xtf32 wgmma_3xtf32_before
+#include "14_wgmma_3xtf32.cu"
+#undef wgmma_3xtf32
+
+namespace {
+
+using namespace sgemm;
+
+struct Pair {
+  int rung;
+  Kernel before;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<int> sizes;
+  for (int i = 1; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
+  if (sizes.empty()) sizes = {4096, 8192};
+  Harness h(0);
+  std::printf("GPU: %s\n", describe(h.gpu()).c_str());
+  const std::vector<Pair> pairs = {{10, &tma_specialized_before::launch},
+                                   {11, &every_shape_before::launch},
+                                   {13, &mma_3xtf32_before::launch},
+                                   {14, &wgmma_3xtf32_before::launch}};
+  std::printf("%-6s %-16s %10s %10s %10s %9s %9s %12s\n", "size", "rung", "cuBLAS", "before",
+              "after", "% before", "% after", "after/before");
+  for (int n : sizes)
+    for (const Pair& p : pairs) {
+      const Problem problem{{n, n, n}};
+      const std::vector<Timing> t = h.time_in_turn(
+          {h.kernel(kCublasRung), p.before, h.kernel(p.rung)}, problem, TimingOptions{});
+      auto tflops = [&](const Timing& x) { return x.gflops(problem) / 1e3; };
+      std::printf("%-6d %-16s %10.1f %10.1f %10.1f %9.1f %9.1f %12.4f\n", n,
+                  find_rung(p.rung)->name, tflops(t[0]), tflops(t[1]), tflops(t[2]),
+                  100 * t[0].median_ms / t[1].median_ms, 100 * t[0].median_ms / t[2].median_ms,
+                  t[1].median_ms / t[2].median_ms);
+    }
+  return 0;
+}
