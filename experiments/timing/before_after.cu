@@ -1,8 +1,8 @@
 // The speed of rungs before and after a change, in one process: the rungs' launchers as they
 // were (kernel files from a baseline tree, each compiled into a namespace of its own, `_before`)
-// against the library's, with cuBLAS SGEMM beside them, timed in turn in blocks on the same
-// inputs (Harness::time_in_turn). The ratio after / before is what a change did to a rung's
-// speed; the percentages of cuBLAS show the session's clocks.
+// against the library's, with the cuBLAS of each rung's class beside them, timed in turn in
+// blocks on the same inputs (Harness::time_in_turn). The ratio after / before is what a change
+// did to a rung's speed; the percentages of cuBLAS show the session's clocks.
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Irunner -Ikernels \
 //        -I<baseline>/kernels experiments/timing/before_after.cu <build>/libsgemm_harness.a \
 //        <build>/libsgemm_ladder.a -lcublas -ldl -o before_after && ./before_after 4096 8192
@@ -23,6 +23,9 @@
 #define every_shape every_shape_before
 #include "11_every_shape.cu"
 #undef every_shape
+#define mma_tf32 mma_tf32_before
+#include "12_mma_tf32.cu"
+#undef mma_tf32
 #define mma_3xtf32 mma_3xtf32_before
 #include "13_mma_3xtf32.cu"
 #undef mma_3xtf32
@@ -49,15 +52,18 @@ int main(int argc, char** argv) {
   std::printf("GPU: %s\n", describe(h.gpu()).c_str());
   const std::vector<Pair> pairs = {{10, &tma_specialized_before::launch},
                                    {11, &every_shape_before::launch},
+                                   {12, &mma_tf32_before::launch},
                                    {13, &mma_3xtf32_before::launch},
                                    {14, &wgmma_3xtf32_before::launch}};
-  std::printf("%-6s %-16s %10s %10s %10s %9s %9s %12s\n", "size", "rung", "cuBLAS", "before",
+  std::printf("%-6s %-16s %10s %10s %10s %9s %9s %12s\n", "size", "rung", "reference", "before",
               "after", "% before", "% after", "after/before");
   for (int n : sizes)
     for (const Pair& p : pairs) {
       const Problem problem{{n, n, n}};
-      const std::vector<Timing> t = h.time_in_turn(
-          {h.kernel(kCublasRung), p.before, h.kernel(p.rung)}, problem, TimingOptions{});
+      const std::vector<Timing> t =
+          h.time_in_turn({h.kernel(reference_for(find_rung(p.rung)->precision).number), p.before,
+                          h.kernel(p.rung)},
+                         problem, TimingOptions{});
       auto tflops = [&](const Timing& x) { return x.gflops(problem) / 1e3; };
       std::printf("%-6d %-16s %10.1f %10.1f %10.1f %9.1f %9.1f %12.4f\n", n,
                   find_rung(p.rung)->name, tflops(t[0]), tflops(t[1]), tflops(t[2]),
