@@ -54,9 +54,11 @@ void add_context(const GpuInfo& gpu, const SweepOptions& o) {
 void register_benchmarks(const SweepOptions& o, Sweep* sweep) {
   for (const Shape& shape : o.shapes) {
     for (int rung : o.rungs) {
-      benchmark::RegisterBenchmark(
-          benchmark_name(rung, shape).c_str(),
-          [sweep, rung, shape](benchmark::State& state) { sweep->run(state, rung, shape); })
+      const Runnable& runnable = require_runnable(rung);  // resolved once, here
+      benchmark::RegisterBenchmark(benchmark_name(rung, shape).c_str(),
+                                   [sweep, &runnable, shape](benchmark::State& state) {
+                                     sweep->run(state, runnable, shape);
+                                   })
           ->UseManualTime()
           ->Iterations(1)  // one harness call: it runs its own warm-up and repetitions
           ->Unit(benchmark::kMillisecond);

@@ -27,24 +27,21 @@ void skip_with_message(State& state, const std::string& why, long) {
 }
 void skip(benchmark::State& state, const std::string& why) { skip_with_message(state, why, 0); }
 
-std::string rung_text(int rung) { return find_runnable(rung)->label(); }
-
 }  // namespace
 
 Sweep::Sweep(Harness& harness, const SweepOptions& options)
     : harness_(harness), options_(options), timing_(options.run.timing) {}
 
-void Sweep::run(benchmark::State& state, int rung, const Shape& shape) {
-  const Runnable& runnable = *find_runnable(rung);
+void Sweep::run(benchmark::State& state, const Runnable& runnable, const Shape& shape) {
   Measurement m = start_measurement(runnable, {shape, options_.run.alpha, options_.run.beta});
-  const Kernel kernel = harness_.kernel(rung);
+  const Kernel kernel = harness_.kernel(runnable);
   std::string label = "reference", why;
   try {
-    if (too_slow(rung, m.problem, &why) || !fits(m.problem, !runnable.reference, &why))
+    if (too_slow(runnable, m.problem, &why) || !fits(m.problem, !runnable.reference, &why))
       return skip(state, why);
     if (!runnable.reference) {
       const Measurement& verdict = validate(runnable, kernel, m.problem);
-      if (!verdict.pass) return fail(state, rung_text(rung) + " failed: " + verdict.check_text);
+      if (!verdict.pass) return fail(state, runnable.label() + " failed: " + verdict.check_text);
       label = verdict.check_text;
     }
   } catch (const UnsupportedGpu& e) {  // a skip with the reason, not the rung's failure
@@ -63,7 +60,7 @@ void Sweep::run(benchmark::State& state, int rung, const Shape& shape) {
     state.SetIterationTime(m.timing.median_ms / 1e3);
   }
   if (state.error_occurred()) return;
-  record(rung, m.problem, m.timing);
+  record(runnable, m.problem, m.timing);
 
   // A rung's label names the reference its % is of: "vs cublas_tf32: exact PASS, random PASS".
   state.SetLabel(runnable.reference ? label : "vs " + m.reference + ": " + label);
@@ -103,24 +100,24 @@ bool Sweep::fits(const Problem& problem, bool for_check, std::string* why) const
   }
 }
 
-bool Sweep::too_slow(int rung, const Problem& problem, std::string* why) {
+bool Sweep::too_slow(const Runnable& runnable, const Problem& problem, std::string* why) {
   const double limit = options_.max_seconds_per_run;
   if (limit <= 0 || problem.flops() <= kProbeFlops) return false;
-  const Throughput& basis = throughput(rung);
+  const Throughput& basis = throughput(runnable);
   const double seconds = problem.flops() / (basis.gflops * 1e9);
   if (seconds <= limit) return false;
   char text[512];
   std::snprintf(text, sizeof text,
                 "%s would take ~%.2g s per run at %s (predicted from %.0f GFLOP/s at %s); "
                 "the limit is --max-seconds-per-run=%g, raise it to run this",
-                rung_text(rung).c_str(), seconds, problem.shape.str().c_str(), basis.gflops,
+                runnable.label().c_str(), seconds, problem.shape.str().c_str(), basis.gflops,
                 basis.shape.c_str(), limit);
   *why = text;
   return true;
 }
 
-const Sweep::Throughput& Sweep::throughput(int rung) {
-  auto found = throughput_.find(rung);
+const Sweep::Throughput& Sweep::throughput(const Runnable& runnable) {
+  auto found = throughput_.find(runnable.number);
   if (found != throughput_.end()) return found->second;
   // Nothing this large timed yet (a filter, or --mnk): a short probe at 1024^3 predicts.
   Problem probe{Shape{}, options_.run.alpha, options_.run.beta};
@@ -129,13 +126,13 @@ const Sweep::Throughput& Sweep::throughput(int rung) {
   quick.warmup = 1;
   quick.block_ms = 0;
   quick.rounds = 1;
-  record(rung, probe, harness_.time(rung, probe, quick));
-  return throughput_.at(rung);
+  record(runnable, probe, harness_.time(runnable, probe, quick));
+  return throughput_.at(runnable.number);
 }
 
-void Sweep::record(int rung, const Problem& problem, const Timing& timing) {
+void Sweep::record(const Runnable& runnable, const Problem& problem, const Timing& timing) {
   if (problem.flops() < kProbeFlops) return;
-  Throughput& t = throughput_[rung];
+  Throughput& t = throughput_[runnable.number];
   if (problem.flops() < t.flops) return;  // keep the largest problem: the best predictor
   t = {problem.flops(), timing.gflops(problem), problem.shape.str()};
 }

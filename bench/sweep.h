@@ -17,9 +17,9 @@ class Sweep {
  public:
   Sweep(Harness& harness, const SweepOptions& options);
 
-  // Runs benchmark `rung` (kCublasRung for cuBLAS) on `shape`: one iteration whose manual
-  // time is the harness's median.
-  void run(benchmark::State& state, int rung, const Shape& shape);
+  // Runs the benchmark of `runnable` (a rung, or a cuBLAS reference) on `shape`: one iteration
+  // whose manual time is the harness's median.
+  void run(benchmark::State& state, const Runnable& runnable, const Shape& shape);
 
   // Benchmarks that failed validation or hit an error (skips for time or memory are not).
   int errors() const { return errors_; }
@@ -34,9 +34,9 @@ class Sweep {
   const Measurement& validate(const Runnable& runnable, const Kernel& kernel,
                               const Problem& problem);
   bool fits(const Problem& problem, bool for_check, std::string* why) const;
-  bool too_slow(int rung, const Problem& problem, std::string* why);
-  const Throughput& throughput(int rung);
-  void record(int rung, const Problem& problem, const Timing& timing);
+  bool too_slow(const Runnable& runnable, const Problem& problem, std::string* why);
+  const Throughput& throughput(const Runnable& runnable);
+  void record(const Runnable& runnable, const Problem& problem, const Timing& timing);
   void fail(benchmark::State& state, const std::string& why);
 
   Harness& harness_;

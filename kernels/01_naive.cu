@@ -7,6 +7,8 @@
 // rows, 32 separate memory transactions where one would do. Rung 2 turns the mapping round.
 #include <cuda_runtime.h>
 
+#include "sgemm.h"  // Gemm: the problem, as every rung's launcher takes it
+
 namespace sgemm::naive {
 
 constexpr int kBlockRows = 32;  // threads along x: 32 consecutive rows of C
@@ -27,8 +29,8 @@ __global__ void __launch_bounds__(kBlockRows* kBlockCols)
   *c = beta == 0.f ? alpha * acc : alpha * acc + beta * *c;
 }
 
-cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
-                   int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   const dim3 block(kBlockRows, kBlockCols);
   const dim3 grid((M + kBlockRows - 1) / kBlockRows, (N + kBlockCols - 1) / kBlockCols);
   sgemm_naive<<<grid, block, 0, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);

@@ -6,6 +6,8 @@
 // and coalesce into a few wide transactions, and its load of A is one address, broadcast.
 #include <cuda_runtime.h>
 
+#include "sgemm.h"  // Gemm: the problem, as every rung's launcher takes it
+
 namespace sgemm::coalesced {
 
 constexpr int kBlockCols = 32;  // threads along x: 32 consecutive columns of C
@@ -26,8 +28,8 @@ __global__ void __launch_bounds__(kBlockRows* kBlockCols)
   *c = beta == 0.f ? alpha * acc : alpha * acc + beta * *c;
 }
 
-cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
-                   int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   const dim3 block(kBlockCols, kBlockRows);
   const dim3 grid((N + kBlockCols - 1) / kBlockCols, (M + kBlockRows - 1) / kBlockRows);
   sgemm_coalesced<<<grid, block, 0, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);

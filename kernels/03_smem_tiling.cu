@@ -10,6 +10,8 @@
 // bounds checks and any M, N, K works.
 #include <cuda_runtime.h>
 
+#include "sgemm.h"  // Gemm: the problem, as every rung's launcher takes it
+
 namespace sgemm::smem_tiling {
 
 constexpr int BM = 32;  // rows of C per block (threads along y)
@@ -53,8 +55,8 @@ __global__ void __launch_bounds__(BM* BN)
   *c = beta == 0.f ? alpha * acc : alpha * acc + beta * *c;
 }
 
-cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
-                   int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   const dim3 block(BN, BM);
   const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);
   sgemm_smem_tiling<<<grid, block, 0, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);

@@ -7,6 +7,8 @@
 // 512 threads load exactly one element of each tile per step (rung 3's loaded two).
 #include <cuda_runtime.h>
 
+#include "sgemm.h"  // Gemm: the problem, as every rung's launcher takes it
+
 namespace sgemm::blocktiling_1d {
 
 constexpr int BM = 64;  // rows of C per block
@@ -61,8 +63,8 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
-                   int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   const dim3 block(kThreads);
   const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);
   sgemm_blocktiling_1d<<<grid, block, 0, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);

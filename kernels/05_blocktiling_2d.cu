@@ -7,6 +7,8 @@
 // BK grows to 16: twice the work between two barriers.
 #include <cuda_runtime.h>
 
+#include "sgemm.h"  // Gemm: the problem, as every rung's launcher takes it
+
 namespace sgemm::blocktiling_2d {
 
 constexpr int BM = 128;  // rows of C per block
@@ -81,8 +83,8 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
-                   int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   const dim3 block(kThreads);
   const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);
   sgemm_blocktiling_2d<<<grid, block, 0, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);

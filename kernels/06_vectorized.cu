@@ -17,6 +17,8 @@
 
 #include <cstdint>
 
+#include "sgemm.h"  // Gemm: the problem, as every rung's launcher takes it
+
 namespace sgemm::vectorized {
 
 constexpr int BM = 128;  // rows of C per block
@@ -123,8 +125,8 @@ __global__ void __launch_bounds__(kThreads, 2)
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
-cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
-                   int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   const dim3 block(kThreads);
   const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);
   const bool vectorized =

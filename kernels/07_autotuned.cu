@@ -11,6 +11,8 @@
 
 #include <cstdint>
 
+#include "sgemm.h"  // Gemm: the problem, as every rung's launcher takes it
+
 namespace sgemm::autotuned {
 
 // Four consecutive elements of `row` from column `col`, zero at columns >= `cols`.
@@ -151,8 +153,8 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
 //   without spills and were timed).
 //   H100, 2026-11-21: the same configuration, 72.6%.
 // Both GPUs chose it, so it is the rung's one tile; scripts/autotune searches again on others.
-cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
-                   int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   return launch_tile<128, 128, 32, 16, 4>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
 }
 

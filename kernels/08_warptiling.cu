@@ -21,6 +21,8 @@
 
 #include <cstdint>
 
+#include "sgemm.h"  // Gemm: the problem, as every rung's launcher takes it
+
 namespace sgemm::warptiling {
 
 // Four consecutive elements of `row` from column `col`, zero at columns >= `cols`.
@@ -225,8 +227,8 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
 //   H200, 2026-11-21: BM=128 BN=256 BK=16 WM=64 WN=64 WNITER=4 TM=4 TN=4, 93.3% of cuBLAS.
 //   H100, 2026-11-21: the same configuration, 93.2%.
 // Both GPUs chose it, so it is the rung's one tile; scripts/autotune searches again on others.
-cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
-                   int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   return launch_tile<128, 256, 16, 64, 64, 4, 4, 4>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
                                                     stream);
 }

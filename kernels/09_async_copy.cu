@@ -23,6 +23,7 @@
 #include <type_traits>
 
 #include "runtime.h"  // the shared-memory opt-in
+#include "sgemm.h"    // Gemm: the problem, as every rung's launcher takes it
 
 namespace sgemm::async_copy {
 
@@ -265,8 +266,8 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
 // results/h100/experiments.txt): rung 8's tile with BK = 16 and 3 stages (72 KiB), 89.6% of
 // cuBLAS at 4096^3 and 79.6% at 4097^3; BK = 32 gained 1 point at 4096 and lost 2 at 4097,
 // 4 stages changed nothing.
-cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
-                   int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   //                BM   BN  BK  WM  WN WNITER TM TN STAGES
   return launch_tile<128, 256, 16, 64, 64, 4, 4, 4, 3>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
                                                        stream);

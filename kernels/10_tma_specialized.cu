@@ -33,10 +33,10 @@
 
 #include "hopper.cuh"  // mbarriers, TMA copies, setmaxnreg (docs/10 explains each)
 #include "runtime.h"   // tensor maps, the shared-memory opt-in, the Hopper check
+#include "sgemm.h"     // Gemm: the problem, as every rung's launcher takes it
 
 namespace sgemm::async_copy {  // rung 9, the path for operands that TMA cannot read
-cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
-                   int ldb, float beta, float* C, int ldc, cudaStream_t stream);
+cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
 }
 
 namespace sgemm::tma_specialized {
@@ -270,7 +270,7 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
   // apart. Where A's or B's are not, rung 9 runs instead (C's alignment only matters to the
   // epilogue's stores, a run-time flag here as there).
   if (!aligned16(A) || !aligned16(B) || lda % 4 != 0 || ldb % 4 != 0)
-    return async_copy::launch(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    return async_copy::launch({M, N, K, alpha, A, lda, B, ldb, beta, C, ldc}, stream);
   constexpr auto kernel = sgemm_tma_specialized<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES>;
   constexpr CUtensorMapSwizzle kSwizzleA = BK == 32   ? CU_TENSOR_MAP_SWIZZLE_128B
                                            : BK == 16 ? CU_TENSOR_MAP_SWIZZLE_64B
@@ -292,8 +292,8 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
 // results/h100/experiments/rung10_prototype.txt): rung 9's tile with BK = 32 and 4 stages
 // (193 KiB), 95.2% of cuBLAS at 4096^3 and 95.9% at 8192^3; BK = 16 with 8 stages 89.6%, no
 // producer warp (8 warps at 255 registers) 88.2%, a persistent grid 92.8%.
-cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
-                   int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   //                BM   BN  BK  WM  WN WNITER TM TN STAGES
   return launch_tile<128, 256, 32, 64, 64, 4, 4, 4, 4>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
                                                        stream);

@@ -32,10 +32,10 @@
 
 #include "hopper.cuh"  // mbarriers, TMA copies, setmaxnreg (docs/10 explains each)
 #include "runtime.h"   // tensor maps, the shared-memory opt-in, device facts, the workspace
+#include "sgemm.h"     // Gemm: the problem, as every rung's launcher takes it
 
 namespace sgemm::async_copy {  // rung 9, the path for operands that TMA cannot read
-cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
-                   int ldb, float beta, float* C, int ldc, cudaStream_t stream);
+cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
 }
 
 namespace sgemm::every_shape {
@@ -424,7 +424,7 @@ cudaError_t run_readable(const Plan& plan, int M, int N, int K, float alpha, con
   const Readable a(A, M, K, lda, stream), b(B, K, N, ldb, stream);
   for (const Readable* x : {&a, &b}) {
     if (x->copy.error() == cudaErrorMemoryAllocation)
-      return async_copy::launch(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+      return async_copy::launch({M, N, K, alpha, A, lda, B, ldb, beta, C, ldc}, stream);
     if (x->copy.error() != cudaSuccess) return x->copy.error();
   }
   cudaError_t err = cudaGetLastError();  // the packing kernels' launches
@@ -448,8 +448,8 @@ cudaError_t launch_config(int config, int slices, int M, int N, int K, float alp
   return run_readable(plan, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
 }
 
-cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
-                   int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   cudaError_t err = runtime::require_sm90();
   if (err != cudaSuccess) return err;
   int sms = 0;

@@ -31,6 +31,7 @@
 #include <type_traits>
 
 #include "runtime.h"  // the shared-memory opt-in, the workspace (the guard flags)
+#include "sgemm.h"    // Gemm: the problem, as every rung's launcher takes it
 
 namespace sgemm::mma_3xtf32 {
 
@@ -450,8 +451,8 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
 
 // The tile: 8 warps of 64 x 64 (128 accumulators each) on a 128 x 256 block tile, BK = 32,
 // 3 stages (157.5 KiB of ring).
-cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
-                   int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   //                BM   BN  BK  WM  WN STAGES
   return launch_tile<128, 256, 32, 64, 64, 3>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
 }

@@ -52,10 +52,10 @@
 
 #include "hopper.cuh"  // mbarriers, TMA copies, setmaxnreg, wgmma (docs/10 explains each)
 #include "runtime.h"   // tensor maps, the shared-memory opt-in, the Hopper check, the workspace
+#include "sgemm.h"     // Gemm: the problem, as every rung's launcher takes it
 
 namespace sgemm::mma_3xtf32 {  // rung 13, where the workspace cannot hold the split operands
-cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
-                   int ldb, float beta, float* C, int ldc, cudaStream_t stream);
+cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
 }
 
 namespace sgemm::wgmma_3xtf32 {
@@ -183,9 +183,9 @@ __global__ void __launch_bounds__(kTransposeTile* kTransposeRows)
 // Tests compile this file with SGEMM_PLANT_NO_SMALL_PRODUCTS (tests/planted_kernels.cu) to
 // prove that the FP32 checks fail a 3xTF32 kernel that computes at TF32 accuracy.
 #ifdef SGEMM_PLANT_NO_SMALL_PRODUCTS
-constexpr bool kSmallProducts = false;
+[[maybe_unused]] constexpr bool kSmallProducts = false;  // (unused where sm_90a is compiled out)
 #else
-constexpr bool kSmallProducts = true;
+[[maybe_unused]] constexpr bool kSmallProducts = true;
 #endif
 
 // BN: columns of C per block (one m64nBNk8 wgmma); BK: depth of one stage (16 or 32 floats:
@@ -486,7 +486,7 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
   if (err != cudaSuccess) return err;
   runtime::Workspace<float> W(split_floats(M, N, K), stream);
   if (W.error() == cudaErrorMemoryAllocation)
-    return mma_3xtf32::launch(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    return mma_3xtf32::launch({M, N, K, alpha, A, lda, B, ldb, beta, C, ldc}, stream);
   if (W.error() != cudaSuccess) return W.error();
   const Split s = split_layout(W.get(), M, N, K);
   err = split_operands(M, N, K, A, lda, B, ldb, s, stream);
@@ -495,8 +495,8 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
                                            groupRows);
 }
 
-cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
-                   int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   //                 BN  BK STAGES PROMOTE
   return launch_tile<128, 32, 3, 4>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
 }

@@ -6,35 +6,16 @@
 
 #include "sgemm.h"
 
-// Each kernel file defines sgemm::<name>::launch with this BLAS-like signature.
-#define RUNG(number, name, precision, summary)                                                  \
-  namespace sgemm::name {                                                                       \
-  cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B, \
-                     int ldb, float beta, float* C, int ldc, cudaStream_t stream);              \
+// Each kernel file defines sgemm::<name>::launch, a Launcher.
+#define RUNG(number, name, precision, summary)               \
+  namespace sgemm::name {                                    \
+  cudaError_t launch(const Gemm& gemm, cudaStream_t stream); \
   }
 #include "ladder.inc"
 #undef RUNG
 
 namespace sgemm {
 namespace {
-
-using LaunchFn = cudaError_t (*)(int, int, int, float, const float*, int, const float*, int, float,
-                                 float*, int, cudaStream_t);
-
-struct Entry {
-  RungInfo info;
-  LaunchFn launch;
-};
-
-const std::vector<Entry>& entries() {
-  static const std::vector<Entry> table = {
-#define RUNG(number, name, precision, summary) \
-  {{number, #name, summary, Precision::precision}, &sgemm::name::launch},
-#include "ladder.inc"
-#undef RUNG
-  };
-  return table;
-}
 
 // The kernels index with 32-bit ints. A tile may compute offsets up to one tile past the
 // matrix edge before its bounds check discards them, so leave room for the largest tile.
@@ -130,12 +111,13 @@ std::string compute_capability() {
 }  // namespace
 
 const std::vector<RungInfo>& rungs() {
-  static const std::vector<RungInfo> list = [] {
-    std::vector<RungInfo> out;
-    for (const Entry& e : entries()) out.push_back(e.info);
-    return out;
-  }();
-  return list;
+  static const std::vector<RungInfo> table = {
+#define RUNG(number, name, precision, summary) \
+  {number, #name, summary, Precision::precision, &sgemm::name::launch},
+#include "ladder.inc"
+#undef RUNG
+  };
+  return table;
 }
 
 const RungInfo* find_rung(int number) {
@@ -251,38 +233,42 @@ Status check_arguments(int rung, int M, int N, int K, const float* A, int lda, c
   return check_for_stream(rung, M, N, K, A, lda, B, ldb, C, ldc, nullptr, why);
 }
 
+Status launch(const RungInfo& rung, const Gemm& g, cudaStream_t stream, std::string* why) {
+  Status s =
+      check_for_stream(rung.number, g.M, g.N, g.K, g.A, g.lda, g.B, g.ldb, g.C, g.ldc, stream, why);
+  if (s != Status::ok) return s;
+  const cudaError_t err = g.alpha == 0.f ? launch_scale_c(g.M, g.N, g.beta, g.C, g.ldc, stream)
+                                         : rung.launch(g, stream);
+  if (err == cudaErrorNoKernelImageForDevice) {
+    // The sm_90a rungs return it on a GPU that is not a Hopper.
+    if (why)
+      *why = say("rung %lld has no kernel for this GPU (compute capability ", rung.number) +
+             compute_capability() +
+             "): it is Hopper-only (sm_90a) code, or the build left out this architecture";
+    return Status::unsupported_gpu;
+  }
+  if (err == cudaErrorMemoryAllocation) {  // the runtime left no error pending
+    if (why)
+      *why =
+          say("rung %lld needs more workspace than the limit (%lld bytes) or the device can "
+              "supply, even on its fallback path (sgemm::set_workspace_limit)",
+              rung.number, static_cast<long long>(workspace_limit()));
+    return Status::no_workspace;
+  }
+  if (err != cudaSuccess) {
+    cudaGetLastError();  // a launch error is reported once, here, and not by the next call
+    if (why) *why = std::string("rung launch failed: ") + cudaGetErrorString(err);
+    return Status::cuda_error;
+  }
+  return Status::ok;
+}
+
 Status launch(int rung, int M, int N, int K, float alpha, const float* A, int lda, const float* B,
               int ldb, float beta, float* C, int ldc, cudaStream_t stream, std::string* why) {
-  Status s = check_for_stream(rung, M, N, K, A, lda, B, ldb, C, ldc, stream, why);
-  if (s != Status::ok) return s;
-  for (const Entry& e : entries()) {
-    if (e.info.number != rung) continue;
-    cudaError_t err = alpha == 0.f ? launch_scale_c(M, N, beta, C, ldc, stream)
-                                   : e.launch(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-    if (err == cudaErrorNoKernelImageForDevice) {
-      // The sm_90a rungs return it on a GPU that is not a Hopper.
-      if (why)
-        *why = say("rung %lld has no kernel for this GPU (compute capability ", rung) +
-               compute_capability() +
-               "): it is Hopper-only (sm_90a) code, or the build left out this architecture";
-      return Status::unsupported_gpu;
-    }
-    if (err == cudaErrorMemoryAllocation) {  // the runtime left no error pending
-      if (why)
-        *why =
-            say("rung %lld needs more workspace than the limit (%lld bytes) or the device "
-                "can supply, even on its fallback path (sgemm::set_workspace_limit)",
-                rung, static_cast<long long>(workspace_limit()));
-      return Status::no_workspace;
-    }
-    if (err != cudaSuccess) {
-      cudaGetLastError();  // a launch error is reported once, here, and not by the next call
-      if (why) *why = std::string("rung launch failed: ") + cudaGetErrorString(err);
-      return Status::cuda_error;
-    }
-    return Status::ok;
-  }
-  return Status::unknown_rung;  // unreachable: check_arguments found the rung
+  const RungInfo* info = find_rung(rung);
+  if (info == nullptr)  // the same sentence check_arguments gives
+    return check_for_stream(rung, M, N, K, A, lda, B, ldb, C, ldc, stream, why);
+  return launch(*info, Gemm{M, N, K, alpha, A, lda, B, ldb, beta, C, ldc}, stream, why);
 }
 
 }  // namespace sgemm

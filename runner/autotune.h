@@ -17,9 +17,17 @@ struct Candidate {
 
 std::vector<Candidate>& candidates();
 
+// A kernel file's launch_tile<...>, which takes the problem's values one by one.
+using TileLauncher = cudaError_t (*)(int M, int N, int K, float alpha, const float* A, int lda,
+                                     const float* B, int ldb, float beta, float* C, int ldc,
+                                     cudaStream_t stream);
+
 struct Registrar {
-  Registrar(int rung, const char* params, Kernel kernel) {
-    candidates().push_back({rung, params, std::move(kernel)});
+  Registrar(int rung, const char* params, TileLauncher tile) {
+    candidates().push_back({rung, params, [tile](const Gemm& g, cudaStream_t stream) {
+                              return tile(g.M, g.N, g.K, g.alpha, g.A, g.lda, g.B, g.ldb, g.beta,
+                                          g.C, g.ldc, stream);
+                            }});
   }
 };
 

@@ -12,14 +12,14 @@ const std::vector<int>& default_sizes() {
 
 namespace {
 
-int rung_number(const std::string& text) {
+const Runnable* runnable(const std::string& text) {
   const Runnable* found = find_runnable(text);
   if (!found)
     throw CLI::ValidationError("RUNG", "unknown rung '" + text + "': rungs are 1 to " +
                                            std::to_string(runnables().back().number) +
                                            " or their names, cublas (0), cublas_tf32 (-1), or "
                                            "all (see --list)");
-  return found->number;
+  return found;
 }
 
 }  // namespace
@@ -50,10 +50,13 @@ ParseResult parse_args(const std::vector<std::string>& args) {
       if (arg == "all")
         o.all = true;
       else
-        o.rungs.push_back(rung_number(arg));
+        o.rungs.push_back(runnable(arg));
     }
     if (o.all && !o.rungs.empty())
       throw CLI::ValidationError("RUNG", "give either rung numbers or all, not both");
+    if (o.all)
+      for (const Runnable& r : runnables())
+        if (!r.reference) o.rungs.push_back(&r);
     if (!o.all && o.rungs.empty())
       throw CLI::ValidationError("RUNG", "no rung given: try `sgemm 5`, `sgemm all` or --help");
     common.finish(square_shapes(default_sizes()));

@@ -4,15 +4,17 @@
 #include <string>
 #include <vector>
 
+#include "harness.h"  // Runnable
 #include "options.h"
 
 namespace sgemm {
 
 struct Options {
-  std::vector<int> rungs;  // what to run, in order (numbers of runnables(): 0 is cuBLAS)
-  bool all = false;        // `sgemm all`: every rung, then a summary table
-  bool accuracy = false;   // --accuracy: errors against FP64 too
-  RunOptions run;          // the flags every program shares
+  std::vector<const Runnable*> rungs;  // what to run, in order, looked up once (cuBLAS too);
+                                       // `all` puts every rung here
+  bool all = false;                    // `sgemm all`: every rung, then a summary table
+  bool accuracy = false;               // --accuracy: errors against FP64 too
+  RunOptions run;                      // the flags every program shares
   bool list = false;
 };
 

@@ -65,11 +65,11 @@ const std::vector<Runnable>& runnables() {
     std::vector<Runnable> out = {
         {kCublasTf32Rung, "cublas_tf32",
          "the tf32 rungs' reference: cuBLAS with CUBLAS_COMPUTE_32F_FAST_TF32 (tensor cores)", true,
-         Precision::tf32},
+         Precision::tf32, nullptr},
         {kCublasRung, "cublas", "the reference: cuBLAS SGEMM in true FP32 (no TF32)", true,
-         Precision::fp32}};
+         Precision::fp32, nullptr}};
     for (const RungInfo& r : rungs())
-      out.push_back({r.number, r.name, r.summary, false, r.precision});
+      out.push_back({r.number, r.name, r.summary, false, r.precision, &r});
     return out;
   }();
   return table;
@@ -92,7 +92,18 @@ const Runnable* find_runnable(const std::string& text) {
 }
 
 const Runnable& reference_for(Precision precision) {
-  return *find_runnable(precision == Precision::tf32 ? kCublasTf32Rung : kCublasRung);
+  return require_runnable(precision == Precision::tf32 ? kCublasTf32Rung : kCublasRung);
+}
+
+const Runnable& require_runnable(int number) {
+  const Runnable* runnable = find_runnable(number);
+  if (!runnable) throw Error("there is no rung " + std::to_string(number));
+  return *runnable;
+}
+
+Gemm gemm_of(const Problem& p, const float* A, const float* B, float* C) {
+  const Shape& s = p.shape;
+  return {s.M, s.N, s.K, p.alpha, A, s.a_ld(), B, s.b_ld(), p.beta, C, s.c_ld()};
 }
 
 const char* to_string(InputSet inputs) {
@@ -222,39 +233,25 @@ void Harness::cublas_dgemm(const Problem& p, const double* A, const double* B, d
                            s.b_ld(), A, s.a_ld(), &beta, C, s.c_ld()));
 }
 
-namespace {
-
-void launch_rung(int rung, const Problem& p, const float* A, const float* B, float* C,
-                 cudaStream_t stream) {
-  const Shape& s = p.shape;
-  std::string why;
-  const Status status = launch(rung, s.M, s.N, s.K, p.alpha, A, s.a_ld(), B, s.b_ld(), p.beta, C,
-                               s.c_ld(), stream, &why);
-  const std::string text = "rung " + std::to_string(rung) + ": " + why;
-  if (status == Status::unsupported_gpu) throw UnsupportedGpu(text);
-  if (status != Status::ok) throw Error(text);
-}
-
-}  // namespace
-
 void Harness::run(int rung, const Problem& p, const float* A, const float* B, float* C) {
-  CUDA_CHECK(kernel(rung)(p.shape.M, p.shape.N, p.shape.K, p.alpha, A, p.shape.a_ld(), B,
-                          p.shape.b_ld(), p.beta, C, p.shape.c_ld(), impl_->stream));
+  CUDA_CHECK(kernel(rung)(gemm_of(p, A, B, C), impl_->stream));
 }
 
-Kernel Harness::kernel(int rung) {
-  const Runnable* runnable = find_runnable(rung);
-  if (!runnable) throw Error("there is no rung " + std::to_string(rung));
-  const bool reference = runnable->reference;
-  const Precision precision = runnable->precision;
-  return [this, rung, reference, precision](int M, int N, int K, float alpha, const float* A,
-                                            int lda, const float* B, int ldb, float beta, float* C,
-                                            int ldc, cudaStream_t stream) {
-    const Problem p{Shape{M, N, K, lda, ldb, ldc}, alpha, beta};
-    if (reference)
-      cublas(precision, p, A, B, C, stream);
-    else
-      launch_rung(rung, p, A, B, C, stream);
+Kernel Harness::kernel(int number) { return kernel(require_runnable(number)); }
+
+Kernel Harness::kernel(const Runnable& runnable) {
+  if (runnable.reference)
+    return [this, precision = runnable.precision](const Gemm& g, cudaStream_t stream) {
+      const Problem p{Shape{g.M, g.N, g.K, g.lda, g.ldb, g.ldc}, g.alpha, g.beta};
+      cublas(precision, p, g.A, g.B, g.C, stream);
+      return cudaSuccess;
+    };
+  return [rung = runnable.rung](const Gemm& g, cudaStream_t stream) {
+    std::string why;
+    const Status status = launch(*rung, g, stream, &why);
+    const std::string text = "rung " + std::to_string(rung->number) + ": " + why;
+    if (status == Status::unsupported_gpu) throw UnsupportedGpu(text);
+    if (status != Status::ok) throw Error(text);
     return cudaSuccess;
   };
 }
@@ -263,35 +260,37 @@ namespace {
 
 void run_kernel(const Kernel& kernel, const Problem& p, const float* A, const float* B, float* C,
                 cudaStream_t stream) {
-  const Shape& s = p.shape;
-  CUDA_CHECK(kernel(s.M, s.N, s.K, p.alpha, A, s.a_ld(), B, s.b_ld(), p.beta, C, s.c_ld(), stream));
+  CUDA_CHECK(kernel(gemm_of(p, A, B, C), stream));
 }
 
 }  // namespace
 
 CheckReport Harness::check(int rung, const Problem& p, CheckMode mode, uint64_t seed) {
-  const Runnable* runnable = find_runnable(rung);
-  if (!runnable) throw Error("there is no rung " + std::to_string(rung));
-  return check(kernel(rung), p, mode, seed, "rung" + std::to_string(rung), runnable->precision);
+  return check(require_runnable(rung), p, mode, seed);
 }
 
-Timing Harness::time(int rung, const Problem& p, const TimingOptions& options) {
-  return time(kernel(rung), p, options);
+CheckReport Harness::check(const Runnable& runnable, const Problem& p, CheckMode mode,
+                           uint64_t seed) {
+  return check(kernel(runnable), p, mode, seed, "rung" + std::to_string(runnable.number),
+               runnable.precision);
+}
+
+Timing Harness::time(const Runnable& runnable, const Problem& p, const TimingOptions& options) {
+  return time(kernel(runnable), p, options);
 }
 
 Timing Harness::time(const Kernel& kernel, const Problem& p, const TimingOptions& options) {
   return time_in_turn({kernel}, p, options).front();
 }
 
-Race Harness::time_against_reference(int rung, const Problem& p, const TimingOptions& options) {
-  const Runnable* runnable = find_runnable(rung);
-  if (!runnable) throw Error("there is no rung " + std::to_string(rung));
-  return time_against_reference(kernel(rung), runnable->precision, p, options);
+Race Harness::time_against_reference(const Runnable& rung, const Problem& p,
+                                     const TimingOptions& options) {
+  return time_against_reference(kernel(rung), rung.precision, p, options);
 }
 
 Race Harness::time_against_reference(const Kernel& kernel, Precision precision, const Problem& p,
                                      const TimingOptions& options) {
-  const Kernel reference = this->kernel(reference_for(precision).number);
+  const Kernel reference = this->kernel(reference_for(precision));
   const std::vector<Timing> t = time_in_turn({reference, kernel}, p, options);
   return Race{t[1], t[0]};
 }

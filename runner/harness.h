@@ -27,6 +27,7 @@ struct Runnable {
   std::string summary;        // one line: what it is, or what the rung changes
   bool reference;             // timed alone and never checked: the rungs are measured against it
   Precision precision;        // a rung's class; a reference's: the rungs it is compared with
+  const RungInfo* rung;       // the library's entry, with its launcher (null for a reference)
   std::string label() const;  // "0 cublas", "6 vectorized"
   std::string id() const;     // "cublas", "rung:06_vectorized" (benchmark names, file stems)
 };
@@ -47,11 +48,9 @@ const char* to_string(InputSet inputs);
 // A result's distance from the FP64 product of the same FP32 inputs (cuBLAS DGEMM).
 using Accuracy = ErrorVsFp64;
 
-// Something that computes C = alpha*A*B + beta*C with the ladder's BLAS-like signature: a
-// rung, or a candidate tile configuration of scripts/autotune. Returns the launch error.
-using Kernel = std::function<cudaError_t(int M, int N, int K, float alpha, const float* A, int lda,
-                                         const float* B, int ldb, float beta, float* C, int ldc,
-                                         cudaStream_t stream)>;
+// Something that computes C = alpha*A*B + beta*C for a problem given as one value: a rung, a
+// reference, or a candidate tile configuration of scripts/autotune. Returns the launch error.
+using Kernel = std::function<cudaError_t(const Gemm& problem, cudaStream_t stream)>;
 
 // Where A, B and C start, in floats past cudaMalloc's 256-byte alignment. An offset of 1
 // puts a matrix 4 bytes past a 16-byte boundary, which no float4 access may assume away.
@@ -108,6 +107,7 @@ class Harness {
   // the exact sum, or in random mode the cuBLAS of the rung's precision class. Inputs BLAS
   // does not read are poisoned with NaN: C when beta == 0, A and B when alpha == 0. Padding
   // of A and B holds NaN; C's padding holds kPaddingSentinel.
+  CheckReport check(const Runnable& rung, const Problem& problem, CheckMode mode, uint64_t seed);
   CheckReport check(int rung, const Problem& problem, CheckMode mode, uint64_t seed);
   // `label` names the failure dump: sgemm_failure_<label>_<MxNxK>_<mode>.txt.
   CheckReport check(const Kernel& kernel, const Problem& problem, CheckMode mode, uint64_t seed,
@@ -120,11 +120,12 @@ class Harness {
 
   // Times `rung` (kCublasRung for cuBLAS) or `kernel` alone on random inputs, events around
   // each run.
-  Timing time(int rung, const Problem& problem, const TimingOptions& options);
+  Timing time(const Runnable& runnable, const Problem& problem, const TimingOptions& options);
   Timing time(const Kernel& kernel, const Problem& problem, const TimingOptions& options);
   // Times `rung` or `kernel` and the cuBLAS of its precision class in turn on the same
   // inputs: every % of a reference comes from here, measured next to the measurement.
-  Race time_against_reference(int rung, const Problem& problem, const TimingOptions& options);
+  Race time_against_reference(const Runnable& rung, const Problem& problem,
+                              const TimingOptions& options);
   Race time_against_reference(const Kernel& kernel, Precision precision, const Problem& problem,
                               const TimingOptions& options);
   // Times the kernels on the same inputs in blocks (TimingOptions), in turn; one Timing each.
@@ -145,14 +146,21 @@ class Harness {
   // Launches `rung` (or cuBLAS) once on stream(); throws Error with the API's message.
   void run(int rung, const Problem& problem, const float* A, const float* B, float* C);
 
-  // The Kernel that runs `rung` through the library API (cuBLAS for the references), on the
-  // stream it is called with.
-  Kernel kernel(int rung);
+  // The Kernel that runs `runnable` through the library API (cuBLAS for the references), on
+  // the stream it is called with; by number for the tests (Error when there is none).
+  Kernel kernel(const Runnable& runnable);
+  Kernel kernel(int number);
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// The problem with its operands, as a Kernel takes it.
+Gemm gemm_of(const Problem& problem, const float* A, const float* B, float* C);
+
+// The runnable with this number, or Error naming it.
+const Runnable& require_runnable(int number);
 
 // What C's padding columns (N .. ldc-1) hold; a rung that writes there fails the check.
 constexpr float kPaddingSentinel = 4242.5f;

@@ -19,16 +19,13 @@ int run(const Options& o) {
   Harness harness(r.device);
   std::printf("GPU %d: %s\n", r.device, describe(harness.gpu()).c_str());
 
-  std::vector<int> ladder = o.rungs;
-  if (o.all)
-    for (const RungInfo& rung : rungs()) ladder.push_back(rung.number);
   const TimingOptions& timing = r.timing;
 
   std::vector<Measurement> all_rows, summary;
   bool all_pass = true;
-  for (int number : ladder) {
-    const Runnable& runnable = *find_runnable(number);
-    const Kernel kernel = harness.kernel(number);
+  for (const Runnable* each : o.rungs) {
+    const Runnable& runnable = *each;
+    const Kernel kernel = harness.kernel(runnable);
     std::printf("\nrung %s [%s] - %s\n", runnable.label().c_str(), to_string(runnable.precision),
                 runnable.summary.c_str());
     print_rung_header(std::cout, start_measurement(runnable, {}).reference);
@@ -36,7 +33,7 @@ int run(const Options& o) {
       Measurement m = start_measurement(runnable, {shape, r.alpha, r.beta});
       try {
         if (!runnable.reference)
-          check(harness, kernel, r.checks, r.seed, "rung" + std::to_string(number), m);
+          check(harness, kernel, r.checks, r.seed, "rung" + std::to_string(runnable.number), m);
         for (const Mismatch& x : m.mismatches)
           std::printf("    mismatch at row %d, col %d: got %.9g, expected %.9g\n", x.row, x.col,
                       x.got, x.expected);

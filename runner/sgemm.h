@@ -24,11 +24,28 @@ enum class Precision { fp32, tf32 };
 
 const char* to_string(Precision precision);  // "fp32", "tf32"
 
+// One problem, C = alpha * A * B + beta * C, as a value: what every rung's launcher takes.
+struct Gemm {
+  int M, N, K;
+  float alpha;
+  const float* A;
+  int lda;
+  const float* B;
+  int ldb;
+  float beta;
+  float* C;
+  int ldc;
+};
+
+// A rung's launcher: queues its kernels for `problem` on `stream` (checked arguments only).
+using Launcher = cudaError_t (*)(const Gemm& problem, cudaStream_t stream);
+
 struct RungInfo {
   int number;           // 1, 2, ... (rung 0 is cuBLAS, which is not a kernel of ours)
   const char* name;     // "naive": kernels/01_naive.cu, docs/01_naive.md
   const char* summary;  // what this rung changes from the one before
   Precision precision = Precision::fp32;
+  Launcher launch = nullptr;  // sgemm::<name>::launch in kernels/NN_name.cu
 };
 
 // Every rung, in ladder order, read from kernels/ladder.inc.
@@ -68,6 +85,9 @@ Status check_arguments(int rung, int M, int N, int K, const float* A, int lda, c
 // Status and fills `why`. Safe to call from several host threads at once, on any streams.
 Status launch(int rung, int M, int N, int K, float alpha, const float* A, int lda, const float* B,
               int ldb, float beta, float* C, int ldc, cudaStream_t stream = nullptr,
+              std::string* why = nullptr);
+// The same, for a rung already looked up and a problem as one value.
+Status launch(const RungInfo& rung, const Gemm& problem, cudaStream_t stream = nullptr,
               std::string* why = nullptr);
 
 // The workspace. Rungs 11 and later keep intermediates in device memory (split operands, slices

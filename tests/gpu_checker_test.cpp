@@ -89,17 +89,11 @@ class BrokenKernels : public GpuTest {
   }
   Kernel rung() { return harness_->kernel(last_supported_rung()); }
   // The last rung, called with its sizes or scalars changed first: a bug planted on purpose.
-  struct Call {
-    int M, N, K;
-    float alpha, beta;
-  };
-  Kernel broken(std::function<void(Call&)> change) {
-    return [real = rung(), change](int M, int N, int K, float alpha, const float* A, int lda,
-                                   const float* B, int ldb, float beta, float* C, int ldc,
-                                   cudaStream_t stream) {
-      Call c{M, N, K, alpha, beta};
-      change(c);
-      return real(c.M, c.N, c.K, c.alpha, A, lda, B, ldb, c.beta, C, ldc, stream);
+  Kernel broken(std::function<void(Gemm&)> change) {
+    return [real = rung(), change](const Gemm& g, cudaStream_t stream) {
+      Gemm call = g;
+      change(call);
+      return real(call, stream);
     };
   }
   static constexpr CheckMode kModes[] = {CheckMode::exact, CheckMode::random};
@@ -107,8 +101,7 @@ class BrokenKernels : public GpuTest {
 
 TEST_F(BrokenKernels, WritesNothing) {
   // Only the harness's NaN poison tells this apart from a kernel that wrote stale zeros.
-  const Kernel nothing = [](int, int, int, float, const float*, int, const float*, int, float,
-                            float*, int, cudaStream_t) { return cudaSuccess; };
+  const Kernel nothing = [](const Gemm&, cudaStream_t) { return cudaSuccess; };
   for (CheckMode mode : kModes) {
     SCOPED_TRACE(to_string(mode));
     CheckReport report = check(nothing, {{48, 40, 24}}, mode);
@@ -120,7 +113,7 @@ TEST_F(BrokenKernels, WritesNothing) {
 }
 
 TEST_F(BrokenKernels, DropsTheLastTerm) {
-  const Kernel short_k = broken([](Call& c) { c.K -= 1; });
+  const Kernel short_k = broken([](Gemm& c) { c.K -= 1; });
   for (CheckMode mode : kModes) {
     SCOPED_TRACE(to_string(mode));
     EXPECT_FALSE(check(short_k, {{64, 64, 65}}, mode).pass());
@@ -134,7 +127,7 @@ TEST_F(BrokenKernels, DropsTheLastTerm) {
 class LongK : public BrokenKernels, public ::testing::WithParamInterface<Shape> {};
 
 TEST_P(LongK, CatchesAWrongBeta) {
-  const Kernel half_beta = broken([](Call& c) { c.beta = c.beta == 0.7f ? 0.5f : c.beta; });
+  const Kernel half_beta = broken([](Gemm& c) { c.beta = c.beta == 0.7f ? 0.5f : c.beta; });
   const Problem p{GetParam(), 1.f, 0.7f};
   ASSERT_EQ(plan_checks(ChecksToRun::both, p.alpha, p.beta, p.shape.K).modes.front(),
             CheckMode::exact)
@@ -146,7 +139,7 @@ TEST_P(LongK, CatchesAWrongBeta) {
 }
 
 TEST_P(LongK, CatchesADroppedTerm) {
-  const Kernel short_k = broken([](Call& c) { c.K -= 1; });
+  const Kernel short_k = broken([](Gemm& c) { c.K -= 1; });
   const Problem p{GetParam(), 1.f, 0.7f};
   const CheckReport report = check(short_k, p, CheckMode::exact);
   EXPECT_FALSE(report.pass());
@@ -164,7 +157,7 @@ TEST_F(BrokenKernels, ReadsAAndBWhenAlphaIsZero) {
   // BLAS says alpha == 0 means A and B are not read; the harness poisons them with NaN, so a
   // kernel that multiplies them by zero anyway gets NaN (0 * NaN). Here: the last rung with
   // alpha = 1e-30, which reads A and B.
-  const Kernel multiplies = broken([](Call& c) { c.alpha = 1e-30f; });
+  const Kernel multiplies = broken([](Gemm& c) { c.alpha = 1e-30f; });
   for (CheckMode mode : kModes) {
     SCOPED_TRACE(to_string(mode));
     for (float beta : {0.f, 0.5f}) {
@@ -176,7 +169,7 @@ TEST_F(BrokenKernels, ReadsAAndBWhenAlphaIsZero) {
 }
 
 TEST_F(BrokenKernels, WritesIntoThePadding) {
-  const Kernel wide = broken([](Call& c) { c.N += 1; });  // one column more
+  const Kernel wide = broken([](Gemm& c) { c.N += 1; });  // one column more
   for (CheckMode mode : kModes) {
     SCOPED_TRACE(to_string(mode));
     CheckReport report = check(wide, {{32, 20, 16, 0, 21, 21}}, mode);
@@ -188,7 +181,7 @@ TEST_F(BrokenKernels, WritesIntoThePadding) {
 
 TEST_F(BrokenKernels, ReadsCWhenBetaIsZero) {
   // BLAS says beta == 0 means C is not read; a kernel that reads it anyway picks up the poison.
-  const Kernel reads_c = broken([](Call& c) { c.beta = c.beta == 0.f ? 1.f : c.beta; });
+  const Kernel reads_c = broken([](Gemm& c) { c.beta = c.beta == 0.f ? 1.f : c.beta; });
   for (CheckMode mode : kModes) {
     SCOPED_TRACE(to_string(mode));
     CheckReport report = check(reads_c, {{40, 40, 40}}, mode);
@@ -198,8 +191,7 @@ TEST_F(BrokenKernels, ReadsCWhenBetaIsZero) {
 }
 
 TEST_F(BrokenKernels, LaunchErrorIsNeverAPass) {
-  const Kernel fails = [](int, int, int, float, const float*, int, const float*, int, float, float*,
-                          int, cudaStream_t) { return cudaErrorInvalidConfiguration; };
+  const Kernel fails = [](const Gemm&, cudaStream_t) { return cudaErrorInvalidConfiguration; };
   try {
     EXPECT_FALSE(check(fails, {{16, 16, 16}}, CheckMode::exact).pass());
   } catch (const Error& e) {

@@ -10,16 +10,12 @@
 #include "gpu_support.h"
 #include "sgemm.h"
 
-#define SGEMM_LAUNCH_SIGNATURE                                                                  \
-  cudaError_t launch(int M, int N, int K, float alpha, const float* A, int lda, const float* B, \
-                     int ldb, float beta, float* C, int ldc, cudaStream_t stream)
 namespace sgemm::mma_3xtf32_planted {
-SGEMM_LAUNCH_SIGNATURE;
+cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
 }
 namespace sgemm::wgmma_3xtf32_planted {
-SGEMM_LAUNCH_SIGNATURE;
+cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
 }
-#undef SGEMM_LAUNCH_SIGNATURE
 
 namespace sgemm::testing {
 namespace {

@@ -55,10 +55,11 @@ TEST_F(Precisions, TheTf32CheckCatchesPlantedBugs) {
   if (!tf32) GTEST_SKIP() << "the list has no tf32 rung";
   const Kernel real = harness_->kernel(tf32->number);
   auto broken = [&](int dk, float beta_as) -> Kernel {
-    return [real, dk, beta_as](int M, int N, int K, float alpha, const float* A, int lda,
-                               const float* B, int ldb, float beta, float* C, int ldc,
-                               cudaStream_t s) {
-      return real(M, N, K - dk, alpha, A, lda, B, ldb, beta == 0.7f ? beta_as : beta, C, ldc, s);
+    return [real, dk, beta_as](const Gemm& g, cudaStream_t s) {
+      Gemm call = g;
+      call.K -= dk;
+      if (call.beta == 0.7f) call.beta = beta_as;
+      return real(call, s);
     };
   };
   const Problem p{{64, 64, 65}, 1.f, 0.7f};

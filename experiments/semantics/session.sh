@@ -29,7 +29,7 @@ trap 'kill $clock_log 2>/dev/null; save' EXIT
 
 cmake -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null &&
   cmake --build build-gpu -j 16 > "$W/build.log" 2>&1 || { tail -30 "$W/build.log"; exit 1; }
-nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Irunner -Ikernels -I.baseline/kernels \
+nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Irunner -I.baseline/kernels \
   -I.deps/usr/include experiments/timing/before_after.cu build-gpu/libsgemm_harness.a \
   build-gpu/libsgemm_ladder.a -lcublas -ldl -o build-gpu/before_after &
 tools=($!)

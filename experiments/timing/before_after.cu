@@ -3,9 +3,10 @@
 // against the library's, with the cuBLAS of each rung's class beside them, timed in turn in
 // blocks on the same inputs (Harness::time_in_turn). The ratio after / before is what a change
 // did to a rung's speed; the percentages of cuBLAS show the session's clocks.
-//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Irunner -Ikernels \
-//        -I<baseline>/kernels experiments/timing/before_after.cu <build>/libsgemm_harness.a \
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Irunner -I<baseline>/kernels \
+//        experiments/timing/before_after.cu <build>/libsgemm_harness.a \
 //        <build>/libsgemm_ladder.a -lcublas -ldl -o before_after && ./before_after 4096 8192
+// (not -Ikernels: the kernel files' names are the same in both trees, and the first found wins)
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -16,13 +17,17 @@
 #include "sgemm.h"
 
 // The baseline's kernel files, renamed. Each was self-contained before the Hopper plumbing
-// moved to hopper.cuh and runtime.h; rungs 10 and 11 call the library's rung 9, unchanged.
+// moved to hopper.cuh and runtime.h; rungs 10 and 11 call the baseline's rung 9, renamed too
+// (its launcher took the problem's values one by one).
+#define async_copy async_copy_before
+#include "09_async_copy.cu"
 #define tma_specialized tma_specialized_before
 #include "10_tma_specialized.cu"
 #undef tma_specialized
 #define every_shape every_shape_before
 #include "11_every_shape.cu"
 #undef every_shape
+#undef async_copy
 #define mma_tf32 mma_tf32_before
 #include "12_mma_tf32.cu"
 #undef mma_tf32
@@ -37,10 +42,20 @@ namespace {
 
 using namespace sgemm;
 
+// A launcher of the baseline, which took the problem's values one by one.
+using Before = cudaError_t (*)(int, int, int, float, const float*, int, const float*, int, float,
+                               float*, int, cudaStream_t);
+
 struct Pair {
   int rung;
-  Kernel before;
+  Before before;
 };
+
+Kernel kernel_of(Before before) {
+  return [before](const Gemm& g, cudaStream_t stream) {
+    return before(g.M, g.N, g.K, g.alpha, g.A, g.lda, g.B, g.ldb, g.beta, g.C, g.ldc, stream);
+  };
+}
 
 }  // namespace
 
@@ -61,8 +76,8 @@ int main(int argc, char** argv) {
     for (const Pair& p : pairs) {
       const Problem problem{{n, n, n}};
       const std::vector<Timing> t =
-          h.time_in_turn({h.kernel(reference_for(find_rung(p.rung)->precision).number), p.before,
-                          h.kernel(p.rung)},
+          h.time_in_turn({h.kernel(reference_for(find_rung(p.rung)->precision)),
+                          kernel_of(p.before), h.kernel(p.rung)},
                          problem, TimingOptions{});
       auto tflops = [&](const Timing& x) { return x.gflops(problem) / 1e3; };
       std::printf("%-6d %-16s %10.1f %10.1f %10.1f %9.1f %9.1f %12.4f\n", n,

@@ -37,8 +37,7 @@ struct Timer {
   double once(const Kernel& k) {
     flusher.flush(h.stream());
     CUDA_CHECK(cudaEventRecord(start, h.stream()));
-    const Shape& s = p.shape;
-    CUDA_CHECK(k(s.M, s.N, s.K, 1.f, A, s.K, B, s.N, 0.f, C, s.N, h.stream()));
+    CUDA_CHECK(k(gemm_of(p, A, B, C), h.stream()));
     CUDA_CHECK(cudaEventRecord(stop, h.stream()));
     CUDA_CHECK(cudaEventSynchronize(stop));
     float ms = 0;
