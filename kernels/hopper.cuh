@@ -62,6 +62,12 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, unsigned parity) {
       : "memory");
 }
 
+// Orders this thread's ordinary stores to shared memory before later reads of it by the async
+// proxy (TMA, wgmma). Each writing thread fences, then a barrier tells the readers.
+__device__ __forceinline__ void fence_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
 // ---- TMA. Copies the box of tensor map `map` at coordinates (c0 innermost, c1) to shared
 // `dst`; the copy completes its bytes on `bar`. Parts of the box outside the tensor arrive as
 // zeros and count toward the bytes all the same.

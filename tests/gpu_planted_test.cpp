@@ -1,4 +1,4 @@
-// The checks must fail a 3xTF32 kernel that computes at TF32 accuracy: rungs 13 and 14 with
+// The checks must fail a 3xTF32 kernel that computes at TF32 accuracy: rungs 13, 14 and 15 with
 // their small products planted out (planted_kernels.cu) fail at K = 4096, the exact check on
 // split inputs and the random check, and at K = 131072, where whole-number inputs have no
 // small parts and the random check's per-element tolerance is wider than TF32's error: there
@@ -16,6 +16,9 @@ cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
 namespace sgemm::wgmma_3xtf32_planted {
 cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
 }
+namespace sgemm::every_shape_3xtf32_planted {
+cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
+}
 
 namespace sgemm::testing {
 namespace {
@@ -26,7 +29,8 @@ struct Planted {
 };
 
 const Planted kPlanted[] = {{"mma_3xtf32", &mma_3xtf32_planted::launch},
-                            {"wgmma_3xtf32", &wgmma_3xtf32_planted::launch}};
+                            {"wgmma_3xtf32", &wgmma_3xtf32_planted::launch},
+                            {"every_shape_3xtf32", &every_shape_3xtf32_planted::launch}};
 
 class PlantedTf32Accuracy : public GpuTest, public ::testing::WithParamInterface<Planted> {
  protected:

@@ -1,0 +1,816 @@
+// Rung 15: FP32 accuracy on tensor cores for every shape. Rung 14 runs the same two steps for
+// every problem: a pre-pass that splits A and B into TF32 hi and lo parts in a workspace (a
+// memset, two kernels), then the wgmma kernel over 128 x 128 tiles. Where that is slow, the
+// reason is not the tensor cores: at 128^3 to 512^3 the launches and the pre-pass's trip
+// through device memory take longer than cuBLAS SGEMM's whole call; on 256 x 4096 x 4096 or
+// 1024 x 1024 x 65536 the 64 tiles of C fill half of 132 SMs while each walks all of K. Now:
+//
+//  - One launch where the pre-pass costs more than it saves: a fused kernel loads FP32 tiles of
+//    A and B from global memory into registers, splits them there and stores hi and lo into
+//    shared memory, already K-major and swizzled as wgmma's descriptors read them (B is
+//    transposed on the way, 4 x 4 floats a thread), while the tensor cores multiply the stage
+//    before. Any pointer alignment and leading dimension works; no workspace, and the guard
+//    flags are the block's own, in shared memory.
+//  - Slices of K for problems with few tiles of C (split-K): block (x, z) multiplies tile x over
+//    slice z into a workspace, and a second kernel adds the slices in a fixed order, applies
+//    alpha and beta, and runs the guard path; the result is bitwise the same on every run.
+//  - The choice per problem: rung 14's pre-pass path where the pre-pass costs less than the
+//    fused kernel's split, else the fused kernel, with as many slices as fill the GPU.
+//
+// What stays rung 14's: the split (round to nearest, cut near FLT_MAX), the three products per
+// k8 step, small products first, summed by the tensor cores over chunks of K (PROMOTE stages)
+// and promoted into FP32 sums in registers, and the guard path for Inf, NaN and values below
+// 2^-114. The kernels are sm_90a code: on a GPU that is not compute capability 9.0 the
+// launcher returns cudaErrorNoKernelImageForDevice.
+// Needs: sm_90a   (cmake/ladder.cmake finds this line: CMakeLists.txt builds the file for it)
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <tuple>
+
+#include "hopper.cuh"  // mbarriers, TMA copies, setmaxnreg, wgmma (docs/10 explains each)
+#include "runtime.h"   // tensor maps, the shared-memory opt-in, the Hopper check, the workspace
+#include "sgemm.h"     // Gemm: the problem, as every rung's launcher takes it
+
+namespace sgemm::every_shape_3xtf32 {
+
+using namespace hopper;
+
+// ---- The pre-pass: split into TF32 hi and lo parts, and pack K-major.
+
+// x rounded to TF32 (10 explicit mantissa bits), to nearest with ties away from zero: the
+// low 13 bits of the result are zero, so wgmma reads it exactly.
+__device__ __forceinline__ float tf32_rna(float x) {
+  unsigned bits;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(bits) : "f"(x));
+  return __uint_as_float(bits);
+}
+
+// x with its low 13 bits cut off: TF32 rounded toward zero.
+__device__ __forceinline__ float tf32_cut(float x) {
+  return __uint_as_float(__float_as_uint(x) & 0xffffe000u);
+}
+
+// From here up, rounding to the nearest TF32 overflows to Inf (the largest TF32 is
+// 0x7f7fe000; halfway from it to 2^128 is 0x7f7ff000).
+constexpr float kTf32RoundsToInf = 0x1.ffep127f;
+
+// Below this magnitude the lo part of a split falls under 2^-126, where TF32 keeps steps of
+// 2^-136 only (its subnormals): x = hi + lo no longer holds to 2^-22 of x.
+constexpr float kSmallestExactSplit = 0x1p-114f;
+
+// True for an input the tensor cores cannot be trusted with: Inf, NaN, or a nonzero value
+// below kSmallestExactSplit. Its row of A or column of B takes the guard path.
+__device__ __forceinline__ bool needs_guard(float x) {
+  const float magnitude = fabsf(x);
+  return !(magnitude < INFINITY) || (magnitude != 0.f && magnitude < kSmallestExactSplit);
+}
+
+// x = hi + lo + (a remainder below 2^-22 |x|): hi = tf32(x), and x - hi is exact in FP32. Where
+// rounding would overflow, hi is cut instead (x - hi stays exact). An infinite or NaN x keeps
+// lo = 0, so that hi carries it alone (inf - inf would make a NaN); the products of such an
+// hi with the other operand's parts are what the guard path in the epilogue answers.
+__device__ __forceinline__ void split(float x, float* hi, float* lo) {
+  const float h = fabsf(x) >= kTf32RoundsToInf ? tf32_cut(x) : tf32_rna(x);  // NaN: rounded
+  *hi = h;
+  *lo = isfinite(h) ? tf32_rna(x - h) : 0.f;
+}
+
+// The guard path: C's element (row, col) summed again in plain FP32 on the CUDA cores. The
+// epilogue calls it for the rows and columns the pre-pass flagged, and where the tensor cores'
+// sum is not finite (it passed FLT_MAX). An Inf or NaN input's products with the other
+// operand's hi and lo parts (Inf * 0 where a lo part is 0, Inf - Inf where hi and lo differ in
+// sign) make NaN where IEEE arithmetic, and cuBLAS SGEMM, may give +-Inf; here Inf, NaN and
+// Inf * 0 follow IEEE as cuBLAS's FFMAs do, and inputs below 2^-114 keep all their bits.
+__device__ float fp32_dot(const float* A, int lda, const float* B, int ldb, int K, int row,
+                          int col) {
+  float sum = 0.f;
+#pragma unroll 1  // rarely run: one short loop per element of the epilogue, not an unrolled one
+  for (int k = 0; k < K; ++k)
+    sum = fmaf(A[static_cast<long long>(row) * lda + k], B[static_cast<long long>(k) * ldb + col],
+               sum);
+  return sum;
+}
+
+// A (rows x cols, leading dimension ld, any alignment) -> hi, lo (leading dimension ldp), same
+// orientation: K stays contiguous; guard[r] = 1 where row r holds an input needs_guard names
+// (guard is zeroed before; every writer writes the same 1). Each thread splits 4 elements 256
+// apart (4 loads in flight); a warp reads and writes 128 contiguous bytes.
+constexpr int kSplitThreads = 256;
+constexpr int kSplitPerThread = 4;
+__global__ void __launch_bounds__(kSplitThreads)
+    sgemm_every_shape_3xtf32_split_rows(int rows, int cols, const float* X, long long ld, float* hi,
+                                        float* lo, long long ldp, int* guard) {
+  for (int r = blockIdx.y; r < rows; r += gridDim.y) {
+    const float* x = X + r * ld;
+    for (int c0 = blockIdx.x * kSplitThreads * kSplitPerThread + threadIdx.x; c0 < cols;
+         c0 += gridDim.x * kSplitThreads * kSplitPerThread) {
+      float v[kSplitPerThread];
+#pragma unroll
+      for (int i = 0; i < kSplitPerThread; ++i) {
+        const int c = c0 + i * kSplitThreads;
+        v[i] = c < cols ? x[c] : 0.f;
+      }
+#pragma unroll
+      for (int i = 0; i < kSplitPerThread; ++i) {
+        const int c = c0 + i * kSplitThreads;
+        if (c >= cols) continue;
+        split(v[i], &hi[r * ldp + c], &lo[r * ldp + c]);
+        if (needs_guard(v[i])) guard[r] = 1;
+      }
+    }
+  }
+}
+
+// B (rows = K x cols = N, leading dimension ld) -> hi, lo transposed (N x K, leading dimension
+// ldp), through a 32 x 32 tile in shared memory (33 columns: the transposed reads hit 32
+// banks), so that both the reads along n and the writes along k are coalesced; guard[n] = 1
+// where column n of B holds an input needs_guard names.
+constexpr int kTransposeTile = 32;
+constexpr int kTransposeRows = 8;  // blockDim.y: each thread moves 4 elements
+__global__ void __launch_bounds__(kTransposeTile* kTransposeRows)
+    sgemm_every_shape_3xtf32_split_transpose(int rows, int cols, const float* X, long long ld,
+                                             float* hi, float* lo, long long ldp, int* guard) {
+  __shared__ float tile[kTransposeTile][kTransposeTile + 1];  // tile[k][n]
+  const int c0 = blockIdx.x * kTransposeTile;
+  for (int r0 = blockIdx.y * kTransposeTile; r0 < rows; r0 += gridDim.y * kTransposeTile) {
+#pragma unroll
+    for (int i = threadIdx.y; i < kTransposeTile; i += kTransposeRows) {
+      const int r = r0 + i, c = c0 + threadIdx.x;
+      tile[i][threadIdx.x] = r < rows && c < cols ? X[r * ld + c] : 0.f;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = threadIdx.y; i < kTransposeTile; i += kTransposeRows) {
+      const int n = c0 + i, k = r0 + threadIdx.x;  // element (n, k) of the transpose
+      if (n >= cols || k >= rows) continue;
+      const float x = tile[threadIdx.x][i];
+      split(x, &hi[n * ldp + k], &lo[n * ldp + k]);
+      if (needs_guard(x)) guard[n] = 1;
+    }
+    __syncthreads();
+  }
+}
+
+// ---- The main kernel.
+
+// Tests compile this file with SGEMM_PLANT_NO_SMALL_PRODUCTS (tests/planted_kernels.cu) to
+// prove that the FP32 checks fail a 3xTF32 kernel that computes at TF32 accuracy.
+#ifdef SGEMM_PLANT_NO_SMALL_PRODUCTS
+[[maybe_unused]] constexpr bool kSmallProducts = false;  // (unused where sm_90a is compiled out)
+#else
+[[maybe_unused]] constexpr bool kSmallProducts = true;
+#endif
+
+// BN: columns of C per block (one m64nBNk8 wgmma); BK: depth of one stage (16 or 32 floats:
+// one 64- or 128-byte swizzle span per row); STAGES: buffers of the ring; PROMOTE: stages per
+// chunk of K that the tensor cores sum before the chunk is added to FP32 accumulators in
+// registers.
+template <int BN, int BK, int STAGES, int PROMOTE>
+struct Tile {
+  static constexpr int kConsumers = 2;                     // consumer warpgroups
+  static constexpr int WGM = 64;                           // rows of C per consumer warpgroup
+  static constexpr int BM = kConsumers * WGM;              // rows of C per block
+  static constexpr int kThreads = 128 * (kConsumers + 1);  // + the producer warpgroup
+  static constexpr int kConsumerWarps = kConsumers * 4;    // each arrives on `empty`
+  static constexpr int kSpan = BK * 4;                     // bytes of a box's row: the swizzle span
+  static constexpr int kBoxBytesA = BM * BK * 4;           // A_hi's box (A_lo's the same)
+  static constexpr int kBoxBytesB = BN * BK * 4;           // Bt_hi's box (Bt_lo's the same)
+  static constexpr int kStageBytes = 2 * (kBoxBytesA + kBoxBytesB);  // what `full` waits for
+  static constexpr int kSharedBytes = STAGES * kStageBytes + 1024;   // + room to align to 1024
+  static constexpr int kAccumulators = BN / 2;  // per thread (m64 x BN over 128 threads)
+  static_assert(BK == 16 || BK == 32, "a box row is one 64- or 128-byte swizzle span");
+  static_assert(BN == 128, "the wgmma shape hopper.cuh wraps: m64n128k8");
+  static_assert(kBoxBytesA % 1024 == 0 && kBoxBytesB % 1024 == 0 && (WGM * BK * 4) % 1024 == 0,
+                "every box and each warpgroup's rows of A start on a 1024-byte boundary, so "
+                "the descriptors' base offset is 0");
+  static_assert(STAGES >= 2, "a ring of at least two buffers");
+  static_assert(kSharedBytes + 2 * STAGES * 8 <= 227 * 1024,
+                "the ring and its mbarriers fit in the 227 KiB of shared memory a block may have");
+  static_assert(2 * kAccumulators <= 192,
+                "the tensor cores' and the FP32 sums fit in a consumer's registers");
+  static_assert(PROMOTE > 0 && PROMOTE % 2 == 0,
+                "chunks of whole stages; the second warpgroup promotes half a chunk after the "
+                "first");
+  // One block per SM, 12 warps: 168 registers a thread at launch (the register file is split
+  // among 4 schedulers, 3 warps each); the producer drops to 24 and the consumers rise to 240.
+  static constexpr int kLaunchRegs = 16384 / (32 * ((kThreads / 32 + 3) / 4)) / 8 * 8;
+  static constexpr int kProducerRegs = 24;
+  static constexpr int kConsumerRegs =
+      std::min(256, kLaunchRegs + 128 * (kLaunchRegs - kProducerRegs) / (128 * kConsumers) / 8 * 8);
+};
+
+// Tiles are walked in groups of `groupRows` tile rows, down the columns of each group, so that
+// the blocks running at once share rows of A and columns of B in L2. guard: the pre-pass's
+// flags, rows of A then columns of B (M + N); A and B: the caller's operands, which the guard
+// path reads.
+template <int BN, int BK, int STAGES, int PROMOTE>
+__global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE>::kThreads, 1)
+    sgemm_every_shape_3xtf32(int M, int N, int K, float alpha,
+                             const __grid_constant__ CUtensorMap tmAhi,
+                             const __grid_constant__ CUtensorMap tmAlo,
+                             const __grid_constant__ CUtensorMap tmBhi,
+                             const __grid_constant__ CUtensorMap tmBlo, const int* guard,
+                             const float* A, int lda, const float* B, int ldb, float beta, float* C,
+                             int ldc, bool pairedC, int groupRows) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  __trap();  // compiled out (SGEMM_NO_SM90A): the launcher never starts this kernel
+#else
+  using T = Tile<BN, BK, STAGES, PROMOTE>;
+  constexpr int BM = T::BM;
+  // The ring, aligned to 1024 bytes: stage s holds [A_hi | A_lo | Bt_hi | Bt_lo], each box
+  // [rows][BK] as TMA writes it (rows kSpan bytes apart, 16-byte chunks swizzled).
+  extern __shared__ uint8_t raw[];
+  uint8_t* ring = raw + (1024 - smem_addr(raw) % 1024) % 1024;
+  __shared__ uint64_t full[STAGES];   // buffer s holds its boxes: 1 arrival and their bytes
+  __shared__ uint64_t empty[STAGES];  // buffer s is read: one arrival per consumer warp
+
+  const int tilesM = (M + BM - 1) / BM, tilesN = (N + BN - 1) / BN;
+  const int perGroup = groupRows * tilesN;
+  const int first = static_cast<int>(blockIdx.x) / perGroup * groupRows;  // group's first row
+  const int rowsHere = min(tilesM - first, groupRows);
+  const int inGroup = static_cast<int>(blockIdx.x) % perGroup;
+  const int blockRow = (first + inGroup % rowsHere) * BM;
+  const int blockCol = inGroup / rowsHere * BN;
+  const int kTiles = (K + BK - 1) / BK;
+
+  if (threadIdx.x == 0) {
+    prefetch_tensormap(&tmAhi);
+    prefetch_tensormap(&tmAlo);
+    prefetch_tensormap(&tmBhi);
+    prefetch_tensormap(&tmBlo);
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(&full[s], 1);
+      mbar_init(&empty[s], T::kConsumerWarps);
+    }
+    fence_barrier_init();
+  }
+  __syncthreads();  // the block's one barrier: the mbarriers exist before anyone uses them
+
+  if (threadIdx.x >= 128 * T::kConsumers) {
+    // The producer warpgroup: fill n of a buffer (phase n % 2) waits for the consumers to
+    // release fill n - 1, the completion of empty[buf] with parity phase ^ 1 (a fresh
+    // mbarrier counts as having completed the phase before phase 0). Boxes past M, N or K
+    // arrive as zeros and count toward the bytes all the same.
+    release_registers<T::kProducerRegs>();
+    if (threadIdx.x == 128 * T::kConsumers)
+      for (int kt = 0, buf = 0, phase = 0; kt < kTiles; ++kt) {
+        mbar_wait(&empty[buf], phase ^ 1);
+        uint8_t* stage = ring + buf * T::kStageBytes;
+        mbar_arrive_expect_tx(&full[buf], T::kStageBytes);
+        tma_load_2d(stage, &tmAhi, kt * BK, blockRow, &full[buf]);
+        tma_load_2d(stage + T::kBoxBytesA, &tmAlo, kt * BK, blockRow, &full[buf]);
+        tma_load_2d(stage + 2 * T::kBoxBytesA, &tmBhi, kt * BK, blockCol, &full[buf]);
+        tma_load_2d(stage + 2 * T::kBoxBytesA + T::kBoxBytesB, &tmBlo, kt * BK, blockCol,
+                    &full[buf]);
+        if (++buf == STAGES) buf = 0, phase ^= 1;
+      }
+    return;
+  }
+  claim_registers<T::kConsumerRegs>();
+
+  const int wg = threadIdx.x / 128;  // consumer warpgroup: rows wg*WGM .. of the block tile
+  const int lane = threadIdx.x % 32;
+  // acc[4j + 2i + c] = C[blockRow + wg*WGM + 16warp + lane/4 + 8i][blockCol + 8j + 2(lane%4) + c]
+  // (the wgmma fragment): the tensor cores' sum over the current chunk of K. sum[]: the FP32
+  // sum of the chunks before it, in the same layout.
+  float acc[T::kAccumulators];
+  float sum[T::kAccumulators];
+#pragma unroll
+  for (int e = 0; e < T::kAccumulators; ++e) acc[e] = sum[e] = 0.f;
+  // sum += acc, in FP32 on the CUDA cores (round to nearest), once acc's wgmmas have completed.
+  auto promote = [&] {
+    fence_accumulators(acc);
+#pragma unroll
+    for (int e = 0; e < T::kAccumulators; ++e) sum[e] += acc[e];
+  };
+
+  int buf = 0, phase = 0;  // the ring's next buffer and the parity of its fill
+  int pending = -1;        // a buffer read by the last group issued, not yet released
+  // Waits for buffer `buf` and issues its wgmmas into acc as one group: per k8 step the small
+  // products first. accumulate = 0: the first wgmma overwrites acc (a chunk's first stage).
+  auto issue_stage = [&](int accumulate) {
+    mbar_wait(&full[buf], phase);  // this buffer's four boxes have landed
+    const uint8_t* stage = ring + buf * T::kStageBytes;
+    const uint8_t* a = stage + wg * T::WGM * T::kSpan;  // this warpgroup's rows of A_hi
+    const uint64_t aHi = make_descriptor<T::kSpan>(a);
+    const uint64_t aLo = make_descriptor<T::kSpan>(a + T::kBoxBytesA);
+    const uint64_t bHi = make_descriptor<T::kSpan>(stage + 2 * T::kBoxBytesA);
+    const uint64_t bLo = make_descriptor<T::kSpan>(stage + 2 * T::kBoxBytesA + T::kBoxBytesB);
+    fence_accumulators(acc);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < BK / 8; ++kk) {
+      const uint64_t step = kk * 32 >> 4;  // k = 8kk: 32 bytes into each row, in 16-byte units
+      if constexpr (kSmallProducts) {
+        WgmmaTf32<BN>::mma(acc, aLo + step, bHi + step, kk == 0 ? accumulate : 1);
+        WgmmaTf32<BN>::mma(acc, aHi + step, bLo + step, 1);
+      }
+      WgmmaTf32<BN>::mma(acc, aHi + step, bHi + step, kSmallProducts || kk > 0 ? 1 : accumulate);
+    }
+    wgmma_commit();
+    fence_accumulators(acc);
+  };
+  // The group before the one just issued has completed: its buffer is read, release it. The
+  // group just issued keeps the tensor cores busy meanwhile.
+  auto release_previous = [&] {
+    wgmma_wait<1>();
+    if (pending >= 0 && lane == 0) mbar_arrive(&empty[pending]);
+    pending = buf;
+    if (++buf == STAGES) buf = 0, phase ^= 1;
+  };
+
+  // A chunk's end drains the warpgroup's wgmmas (wait_group 0) before the add. The second
+  // warpgroup's chunks start half a chunk later, so that while one warpgroup drains and adds,
+  // the other keeps the tensor cores busy.
+  int untilPromote = PROMOTE - wg * (PROMOTE / 2);
+  int accumulate = 0;
+  for (int kt = 0; kt < kTiles; ++kt) {
+    issue_stage(accumulate);
+    accumulate = 1;
+    if (--untilPromote == 0) {  // the chunk's end: release both its buffers
+      wgmma_wait<0>();
+      if (lane == 0) {
+        if (pending >= 0) mbar_arrive(&empty[pending]);
+        mbar_arrive(&empty[buf]);
+      }
+      pending = -1;
+      if (++buf == STAGES) buf = 0, phase ^= 1;
+      promote();
+      untilPromote = PROMOTE;
+      accumulate = 0;
+    } else {
+      release_previous();
+    }
+  }
+  wgmma_wait<0>();
+  fence_accumulators(acc);
+  if (accumulate) promote();  // the last, partial chunk
+
+  // Epilogue, straight from the fragments: each thread holds pairs of adjacent columns. The
+  // guard path redoes what the tensor cores cannot answer (see fp32_dot).
+  const int warp = threadIdx.x / 32 % 4;
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    const int row = blockRow + wg * T::WGM + warp * 16 + i * 8 + lane / 4;
+    if (row >= M) continue;
+    const bool guardRow = guard[row];
+    float* c = C + static_cast<long long>(row) * ldc;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+      const int col = blockCol + j * 8 + 2 * (lane % 4);
+      float r[2] = {sum[4 * j + 2 * i], sum[4 * j + 2 * i + 1]};
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        if (col + h < N && (guardRow || guard[M + col + h] || !isfinite(r[h])))
+          r[h] = fp32_dot(A, lda, B, ldb, K, row, col + h);
+      const float v0 = alpha * r[0], v1 = alpha * r[1];
+      if (pairedC && col + 1 < N) {  // one 64-bit store (and load, when beta != 0)
+        float2 out = make_float2(v0, v1);
+        if (beta != 0.f) {  // BLAS semantics: with beta == 0, C is not read (it may hold NaN)
+          const float2 old = *reinterpret_cast<const float2*>(c + col);
+          out.x += beta * old.x, out.y += beta * old.y;
+        }
+        *reinterpret_cast<float2*>(c + col) = out;
+      } else {
+        if (col < N) c[col] = beta == 0.f ? v0 : v0 + beta * c[col];
+        if (col + 1 < N) c[col + 1] = beta == 0.f ? v1 : v1 + beta * c[col + 1];
+      }
+    }
+  }
+#endif  // sm_90a
+}
+
+// ---- One launch: the split inside the kernel.
+
+// The fused kernel's tile: 128 x 128 of C, two warpgroups of 64 rows each, stages of 32 k in a
+// ring of two in shared memory: [A_hi | A_lo | Bt_hi | Bt_lo], 16 KiB each, K-major rows of
+// 128 bytes under the 128-byte swizzle, as rung 14's TMA writes them. Its 256 threads also load
+// and split the next stage while the tensor cores multiply this one.
+struct Fused {
+  static constexpr int BM = 128, BN = 128, BK = 32;
+  static constexpr int kThreads = 256;
+  static constexpr int kSpan = BK * 4;                         // bytes of a row of a tile
+  static constexpr int kTileBytes = BM * kSpan;                // one of the four (BN == BM)
+  static constexpr int kStageBytes = 4 * kTileBytes;           // 64 KiB
+  static constexpr int kSharedBytes = 2 * kStageBytes + 1024;  // the ring, aligned to 1024
+  static constexpr int kAccumulators = BN / 2;                 // per thread, per set
+  static_assert(BN == BM, "A's and Bt's tiles have the same shape");
+  static_assert(BM * BK / 4 == 4 * kThreads && BN * BK / 4 == 4 * kThreads,
+                "each thread loads four float4 of A and four of B per stage");
+  static_assert(kSharedBytes <= 227 * 1024, "the ring fits in a block's shared memory");
+};
+
+// Byte offset of the 16-byte chunk c (floats 4c .. 4c+3 of k) of row r in a K-major tile of
+// 128-byte rows that starts on a 1024-byte boundary, under the 128-byte swizzle: the chunk's
+// index XOR the row's phase, r % 8.
+__device__ __forceinline__ int swizzled(int r, int c) { return r * 128 + ((c ^ (r & 7)) << 4); }
+
+// Four floats of `row` from `col` on, zeros from `limit` on: one 16-byte load where the four
+// are whole and aligned (kAligned: the row's start and `col` are 16-byte aligned).
+template <bool kAligned>
+__device__ __forceinline__ float4 load4(const float* row, int col, int limit) {
+  if (kAligned && col + 3 < limit) return *reinterpret_cast<const float4*>(row + col);
+  float v[4];
+#pragma unroll
+  for (int q = 0; q < 4; ++q) v[q] = col + q < limit ? row[col + q] : 0.f;
+  return make_float4(v[0], v[1], v[2], v[3]);
+}
+
+// Splits four floats (split above) and stores hi and lo at `hi`, `hi + lo_offset` bytes in
+// shared memory; true when one of them needs the guard path.
+__device__ __forceinline__ bool split_store(const float4& x, uint8_t* hi, int lo_offset) {
+  float4 h, l;
+  split(x.x, &h.x, &l.x), split(x.y, &h.y, &l.y), split(x.z, &h.z, &l.z), split(x.w, &h.w, &l.w);
+  *reinterpret_cast<float4*>(hi) = h;
+  *reinterpret_cast<float4*>(hi + lo_offset) = l;
+  return needs_guard(x.x) || needs_guard(x.y) || needs_guard(x.z) || needs_guard(x.w);
+}
+
+// Tile blockIdx.x of C (walked in groups of `groupRows` tile rows, as rung 14's) over slice
+// blockIdx.y of K: [z * kSlice, min(K, (z + 1) * kSlice)). With one slice (partial == nullptr)
+// it writes C, with alpha, beta and the guard path; with several it writes its raw sums to
+// partial + z * M * N (rows N apart) and its guard flags to guards + z * (M + N) (rows of A,
+// then columns of B), and sum_slices finishes.
+template <int PROMOTE, bool kAlignedA, bool kAlignedB>
+__global__ void __launch_bounds__(Fused::kThreads, 1)
+    sgemm_every_shape_3xtf32_fused(int M, int N, int K, int kSlice, float alpha, const float* A,
+                                   int lda, const float* B, int ldb, float beta, float* C, int ldc,
+                                   float* partial, int* guards, bool pairedC, int groupRows) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  __trap();  // compiled out (SGEMM_NO_SM90A): the launcher never starts this kernel
+#else
+  using F = Fused;
+  constexpr int BM = F::BM, BN = F::BN, BK = F::BK;
+  extern __shared__ uint8_t raw[];
+  uint8_t* ring = raw + (1024 - smem_addr(raw) % 1024) % 1024;
+  __shared__ int rowGuard[BM], colGuard[BN];  // this tile's rows of A, columns of B: flagged
+
+  const int tilesM = (M + BM - 1) / BM, tilesN = (N + BN - 1) / BN;
+  const int perGroup = groupRows * tilesN;
+  const int first = static_cast<int>(blockIdx.x) / perGroup * groupRows;  // group's first row
+  const int rowsHere = min(tilesM - first, groupRows);
+  const int inGroup = static_cast<int>(blockIdx.x) % perGroup;
+  const int blockRow = (first + inGroup % rowsHere) * BM;
+  const int blockCol = inGroup / rowsHere * BN;
+  const int kBegin = blockIdx.y * kSlice, kEnd = min(K, kBegin + kSlice);
+  const int kTiles = (kEnd - kBegin + BK - 1) / BK;
+
+  const int tid = threadIdx.x;
+  if (tid < BM) rowGuard[tid] = colGuard[tid] = 0;
+
+  // Each thread moves chunk cA (k 4cA .. 4cA+3) of rows rA + 32i of A's tile, i < 4, and the
+  // 4 x 4 block k 4aB .. 4aB+3 x columns 4jB .. 4jB+3 of B's, which it transposes: a warp
+  // reads 4 whole rows of A's tile (4 x 128 bytes) or one whole row of B's (512 bytes).
+  const int cA = tid % 8, rA = tid / 8;
+  const int jB = tid % 32, aB = tid / 32;
+  float4 ra[4];  // (4) A(rA + 32i, 4cA .. 4cA+3)
+  float4 rb[4];  // (4) B(4aB + q, 4jB .. 4jB+3)
+  auto load = [&](int kt) {
+    const int k0 = kBegin + kt * BK;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int row = blockRow + rA + 32 * i;
+      ra[i] = row < M ? load4<kAlignedA>(A + static_cast<long long>(row) * lda, k0 + 4 * cA, kEnd)
+                      : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      const int k = k0 + 4 * aB + q;
+      rb[q] = k < kEnd ? load4<kAlignedB>(B + static_cast<long long>(k) * ldb, blockCol + 4 * jB, N)
+                       : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+  };
+  // Splits what load() brought into stage `buf`: A's rows as they are, B's columns as rows.
+  auto store = [&](int buf) {
+    uint8_t* stage = ring + buf * F::kStageBytes;
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      if (split_store(ra[i], stage + swizzled(rA + 32 * i, cA), F::kTileBytes))
+        rowGuard[rA + 32 * i] = 1;
+    uint8_t* bt = stage + 2 * F::kTileBytes;
+    const float4 n0 = make_float4(rb[0].x, rb[1].x, rb[2].x, rb[3].x);  // column 4jB, 4 k
+    const float4 n1 = make_float4(rb[0].y, rb[1].y, rb[2].y, rb[3].y);
+    const float4 n2 = make_float4(rb[0].z, rb[1].z, rb[2].z, rb[3].z);
+    const float4 n3 = make_float4(rb[0].w, rb[1].w, rb[2].w, rb[3].w);
+    const float4* columns[4] = {&n0, &n1, &n2, &n3};
+#pragma unroll
+    for (int c = 0; c < 4; ++c)
+      if (split_store(*columns[c], bt + swizzled(4 * jB + c, aB), F::kTileBytes))
+        colGuard[4 * jB + c] = 1;
+  };
+
+  const int wg = tid / 128;  // rows wg*64 .. of the tile
+  const int lane = tid % 32;
+  // acc[4j + 2i + c] = C[blockRow + wg*64 + 16warp + lane/4 + 8i][blockCol + 8j + 2(lane%4) + c]
+  // (the wgmma fragment): the tensor cores' sum over this chunk of K; sum: the FP32 sum of the
+  // chunks before it.
+  float acc[F::kAccumulators], sum[F::kAccumulators];
+#pragma unroll
+  for (int e = 0; e < F::kAccumulators; ++e) acc[e] = sum[e] = 0.f;
+  // The stage's wgmmas as one group: per k8 step the small products first.
+  auto issue = [&](int buf, int accumulate) {
+    const uint8_t* stage = ring + buf * F::kStageBytes;
+    const uint8_t* a = stage + wg * 64 * F::kSpan;
+    const uint64_t aHi = make_descriptor<F::kSpan>(a);
+    const uint64_t aLo = make_descriptor<F::kSpan>(a + F::kTileBytes);
+    const uint64_t bHi = make_descriptor<F::kSpan>(stage + 2 * F::kTileBytes);
+    const uint64_t bLo = make_descriptor<F::kSpan>(stage + 3 * F::kTileBytes);
+    fence_accumulators(acc);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < BK / 8; ++kk) {
+      const uint64_t step = kk * 32 >> 4;  // k = 8kk: 32 bytes into each row, in 16-byte units
+      if constexpr (kSmallProducts) {
+        WgmmaTf32<BN>::mma(acc, aLo + step, bHi + step, kk == 0 ? accumulate : 1);
+        WgmmaTf32<BN>::mma(acc, aHi + step, bLo + step, 1);
+      }
+      WgmmaTf32<BN>::mma(acc, aHi + step, bHi + step, kSmallProducts || kk > 0 ? 1 : accumulate);
+    }
+    wgmma_commit();
+  };
+
+  // The first stage, then per stage: its wgmmas, the next stage's loads and split while they
+  // run, and one barrier (each thread's stores fenced for the async proxy before it).
+  if (kTiles > 0) load(0), store(0);
+  fence_async_shared();
+  __syncthreads();
+  int accumulate = 0, inChunk = 0;
+  for (int kt = 0; kt < kTiles; ++kt) {
+    issue(kt & 1, accumulate);
+    if (kt + 1 < kTiles) load(kt + 1), store((kt + 1) & 1);
+    wgmma_wait<0>();
+    fence_accumulators(acc);
+    accumulate = 1;
+    if (++inChunk == PROMOTE || kt + 1 == kTiles) {  // the chunk's end: into the FP32 sums
+#pragma unroll
+      for (int e = 0; e < F::kAccumulators; ++e) sum[e] += acc[e];
+      inChunk = 0, accumulate = 0;
+    }
+    fence_async_shared();
+    __syncthreads();  // the next stage is stored, and both warpgroups are done with this one
+  }
+
+  const int warp = tid / 32 % 4;
+  if (partial != nullptr) {  // one slice of several: raw sums and this slice's flags
+    float* out = partial + static_cast<long long>(blockIdx.y) * M * N;
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      const int row = blockRow + wg * 64 + warp * 16 + i * 8 + lane / 4;
+      if (row >= M) continue;
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) {
+        const int col = blockCol + j * 8 + 2 * (lane % 4);
+        if (col < N) out[static_cast<long long>(row) * N + col] = sum[4 * j + 2 * i];
+        if (col + 1 < N) out[static_cast<long long>(row) * N + col + 1] = sum[4 * j + 2 * i + 1];
+      }
+    }
+    int* flags = guards + static_cast<long long>(blockIdx.y) * (M + N);
+    if (tid < BM && blockRow + tid < M) flags[blockRow + tid] = rowGuard[tid];
+    if (tid < BN && blockCol + tid < N) flags[M + blockCol + tid] = colGuard[tid];
+    return;
+  }
+  // One slice: C, straight from the fragments; the guard path redoes what the tensor cores
+  // cannot answer (see fp32_dot).
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    const int r = wg * 64 + warp * 16 + i * 8 + lane / 4, row = blockRow + r;
+    if (row >= M) continue;
+    float* c = C + static_cast<long long>(row) * ldc;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+      const int cc = j * 8 + 2 * (lane % 4), col = blockCol + cc;
+      float v[2] = {sum[4 * j + 2 * i], sum[4 * j + 2 * i + 1]};
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        if (col + h < N && (rowGuard[r] | colGuard[cc + h] || !isfinite(v[h])))
+          v[h] = fp32_dot(A, lda, B, ldb, K, row, col + h);
+      const float v0 = alpha * v[0], v1 = alpha * v[1];
+      if (pairedC && col + 1 < N) {  // one 64-bit store (and load, when beta != 0)
+        float2 out = make_float2(v0, v1);
+        if (beta != 0.f) {  // BLAS semantics: with beta == 0, C is not read (it may hold NaN)
+          const float2 old = *reinterpret_cast<const float2*>(c + col);
+          out.x += beta * old.x, out.y += beta * old.y;
+        }
+        *reinterpret_cast<float2*>(c + col) = out;
+      } else {
+        if (col < N) c[col] = beta == 0.f ? v0 : v0 + beta * c[col];
+        if (col + 1 < N) c[col + 1] = beta == 0.f ? v1 : v1 + beta * c[col + 1];
+      }
+    }
+  }
+#endif  // sm_90a
+}
+
+// The slices' sum: C = alpha * (W[0] + ... + W[slices-1]) + beta * C, every element adding
+// its slices in the same order, whichever block finished first: bitwise the same on every
+// run. Where a slice flagged the element's row or column, or the sum is not finite, the guard
+// path sums it again over all of K.
+__global__ void sgemm_every_shape_3xtf32_sum(int M, int N, int K, int slices, float alpha,
+                                             const float* W, const int* guards, const float* A,
+                                             int lda, const float* B, int ldb, float beta, float* C,
+                                             int ldc) {
+  const long long count = static_cast<long long>(M) * N;
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < count;
+       e += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int row = static_cast<int>(e / N), col = static_cast<int>(e % N);
+    float s = 0.f;
+    int flagged = 0;
+    for (int z = 0; z < slices; ++z) {
+      s += W[z * count + e];
+      flagged |= guards[z * static_cast<long long>(M + N) + row] |
+                 guards[z * static_cast<long long>(M + N) + M + col];
+    }
+    if (flagged || !isfinite(s)) s = fp32_dot(A, lda, B, ldb, K, row, col);
+    float* c = C + static_cast<long long>(row) * ldc + col;
+    *c = beta == 0.f ? alpha * s : alpha * s + beta * *c;  // beta == 0: C is not read
+  }
+}
+
+// ---- The launcher.
+
+inline bool aligned8(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 8 == 0; }
+
+// The workspace: the split operands A_hi, A_lo (M x Kp) and Bt_hi, Bt_lo (N x Kp), K
+// contiguous, rows Kp floats apart (K rounded up to 4: 16-byte aligned rows for TMA; the
+// padding is never read, the tensor maps end at K), then the guard flags, M for the rows of A
+// and N for the columns of B.
+struct Split {
+  float *Ahi, *Alo, *Bhi, *Blo;
+  int* guard;
+  int Kp;
+};
+inline int padded_depth(int K) { return (K + 3) / 4 * 4; }
+inline size_t split_floats(int M, int N, int K) {  // a flag takes a float's 4 bytes
+  return (static_cast<size_t>(M) + N) * (2 * static_cast<size_t>(padded_depth(K)) + 1);
+}
+inline Split split_layout(float* W, int M, int N, int K) {
+  const int Kp = padded_depth(K);
+  const size_t a = static_cast<size_t>(M) * Kp, b = static_cast<size_t>(N) * Kp;
+  return {W, W + a, W + 2 * a, W + 2 * a + b, reinterpret_cast<int*>(W + 2 * a + 2 * b), Kp};
+}
+
+// The pre-pass: the flags zeroed; A -> A_hi, A_lo; B -> Bt_hi, Bt_lo; the flags set.
+inline cudaError_t split_operands(int M, int N, int K, const float* A, int lda, const float* B,
+                                  int ldb, const Split& s, cudaStream_t stream) {
+  cudaError_t err = cudaMemsetAsync(s.guard, 0, (static_cast<size_t>(M) + N) * sizeof(int), stream);
+  if (err != cudaSuccess) return err;
+  const dim3 gridA((K + kSplitThreads * kSplitPerThread - 1) / (kSplitThreads * kSplitPerThread),
+                   std::min(M, 65535));
+  sgemm_every_shape_3xtf32_split_rows<<<gridA, kSplitThreads, 0, stream>>>(M, K, A, lda, s.Ahi,
+                                                                           s.Alo, s.Kp, s.guard);
+  err = cudaGetLastError();
+  if (err != cudaSuccess) return err;
+  const dim3 gridB((N + kTransposeTile - 1) / kTransposeTile,
+                   std::min((K + kTransposeTile - 1) / kTransposeTile, 65535));
+  sgemm_every_shape_3xtf32_split_transpose<<<gridB, dim3(kTransposeTile, kTransposeRows), 0,
+                                             stream>>>(K, N, B, ldb, s.Bhi, s.Blo, s.Kp,
+                                                       s.guard + M);
+  return cudaGetLastError();
+}
+
+// The main kernel on split operands.
+template <int BN, int BK, int STAGES, int PROMOTE>
+cudaError_t multiply(int M, int N, int K, float alpha, const Split& s, const float* A, int lda,
+                     const float* B, int ldb, float beta, float* C, int ldc, cudaStream_t stream,
+                     int groupRows) {
+  using T = Tile<BN, BK, STAGES, PROMOTE>;
+  constexpr auto kernel = sgemm_every_shape_3xtf32<BN, BK, STAGES, PROMOTE>;
+  constexpr CUtensorMapSwizzle kSwizzle =
+      BK == 32 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B;
+  constexpr CUtensorMapDataType kFloat = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  CUtensorMap tmAhi, tmAlo, tmBhi, tmBlo;  // built per call (pointers and sizes change)
+  cudaError_t err = runtime::allow_shared_bytes<kernel>(T::kSharedBytes);
+  for (auto [map, plane, rows, box] : {std::tuple{&tmAhi, s.Ahi, M, T::BM},
+                                       {&tmAlo, s.Alo, M, T::BM},
+                                       {&tmBhi, s.Bhi, N, BN},
+                                       {&tmBlo, s.Blo, N, BN}})
+    if (err == cudaSuccess)
+      err = runtime::make_tensor_map(map, plane, kFloat, rows, K, s.Kp, box, BK, kSwizzle);
+  if (err != cudaSuccess) return err;
+  const long long tiles = static_cast<long long>((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN);
+  if (tiles > 0x7fffffff) return cudaErrorInvalidValue;
+  kernel<<<static_cast<unsigned>(tiles), T::kThreads, T::kSharedBytes, stream>>>(
+      M, N, K, alpha, tmAhi, tmAlo, tmBhi, tmBlo, s.guard, A, lda, B, ldb, beta, C, ldc,
+      aligned8(C) && ldc % 2 == 0, std::max(1, groupRows));
+  return cudaGetLastError();
+}
+
+// ---- The choice per problem, and the launches.
+
+constexpr int kPromote = 4;  // stages per chunk the tensor cores sum: 128 k (rung 14's)
+
+// How one problem runs: rung 14's pre-pass path, or the fused kernel with K cut into `slices`
+// of kSlice (a multiple of BK).
+struct Plan {
+  bool prepass = false;
+  int slices = 1, kSlice = 0;
+};
+
+// Rung 14's path: split into the workspace, multiply; the workspace goes back to the pool after
+// the kernels. Where the workspace cannot hold the split operands, the fused kernel runs.
+cudaError_t run_prepass(const Gemm& g, cudaStream_t stream);
+cudaError_t run_fused(const Gemm& g, int slices, cudaStream_t stream);
+
+template <int BN, int BK, int STAGES, int PROMOTE>
+cudaError_t launch_tile(const Gemm& g, cudaStream_t stream, int groupRows = 8) {
+  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
+  runtime::Workspace<float> W(split_floats(M, N, K), stream);
+  if (W.error() == cudaErrorMemoryAllocation) return run_fused(g, 1, stream);
+  if (W.error() != cudaSuccess) return W.error();
+  const Split s = split_layout(W.get(), M, N, K);
+  cudaError_t err = split_operands(M, N, K, A, lda, B, ldb, s, stream);
+  if (err != cudaSuccess) return err;
+  return multiply<BN, BK, STAGES, PROMOTE>(M, N, K, alpha, s, A, lda, B, ldb, beta, C, ldc, stream,
+                                           groupRows);
+}
+
+cudaError_t run_prepass(const Gemm& g, cudaStream_t stream) {
+  //                 BN  BK STAGES PROMOTE
+  return launch_tile<128, 32, 3, kPromote>(g, stream);
+}
+
+inline bool aligned16(const float* X, int ld) {
+  return reinterpret_cast<std::uintptr_t>(X) % 16 == 0 && ld % 4 == 0;
+}
+
+// The fused kernel over `slices` slices of K: one launch for one slice; with several, the
+// slices' sums and flags go to the workspace and sum_slices finishes (where the workspace
+// cannot hold them, one slice runs, which needs none).
+cudaError_t run_fused(const Gemm& g, int slices, cudaStream_t stream) {
+  const int M = g.M, N = g.N, K = g.K;  // (a lambda below cannot capture structured bindings)
+  const int kTiles = (K + Fused::BK - 1) / Fused::BK;
+  slices = std::max(1, std::min(slices, kTiles));
+  const int kSlice = (kTiles + slices - 1) / slices * Fused::BK;
+  slices = (K + kSlice - 1) / kSlice;
+  const long long count = static_cast<long long>(M) * N;
+  runtime::Workspace<float> W(slices > 1 ? slices * (count + M + N) : 0, stream);
+  if (W.error() == cudaErrorMemoryAllocation) return run_fused(g, 1, stream);
+  if (W.error() != cudaSuccess) return W.error();
+  float* partial = slices > 1 ? W.get() : nullptr;
+  int* guards = slices > 1 ? reinterpret_cast<int*>(W.get() + slices * count) : nullptr;
+  const long long tiles =
+      static_cast<long long>((M + Fused::BM - 1) / Fused::BM) * ((N + Fused::BN - 1) / Fused::BN);
+  if (tiles > 0x7fffffff) return cudaErrorInvalidValue;
+  const dim3 grid(static_cast<unsigned>(tiles), slices);
+  auto start = [&](auto alignedA, auto alignedB) {
+    constexpr auto kernel = sgemm_every_shape_3xtf32_fused<kPromote, decltype(alignedA)::value,
+                                                           decltype(alignedB)::value>;
+    const cudaError_t allowed = runtime::allow_shared_bytes<kernel>(Fused::kSharedBytes);
+    if (allowed != cudaSuccess) return allowed;
+    kernel<<<grid, Fused::kThreads, Fused::kSharedBytes, stream>>>(
+        M, N, K, kSlice, g.alpha, g.A, g.lda, g.B, g.ldb, g.beta, g.C, g.ldc, partial, guards,
+        aligned8(g.C) && g.ldc % 2 == 0, 8);
+    return cudaGetLastError();
+  };
+  const bool a16 = aligned16(g.A, g.lda), b16 = aligned16(g.B, g.ldb);
+  cudaError_t err = a16 ? (b16 ? start(std::true_type{}, std::true_type{})
+                               : start(std::true_type{}, std::false_type{}))
+                        : (b16 ? start(std::false_type{}, std::true_type{})
+                               : start(std::false_type{}, std::false_type{}));
+  if (err != cudaSuccess || slices == 1) return err;
+  const long long blocks = std::min<long long>((count + 255) / 256, 4096);
+  sgemm_every_shape_3xtf32_sum<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
+      M, N, K, slices, g.alpha, partial, guards, g.A, g.lda, g.B, g.ldb, g.beta, g.C, g.ldc);
+  return cudaGetLastError();
+}
+
+// The choice. Slices where the tiles of C fill less than the GPU: enough to fill it, each at
+// least a chunk of K (kPromote stages), at most 16. The pre-pass path where the problem is
+// large enough that one pass over A and B in device memory costs less than splitting every
+// stage in every block: M N K >= kPrepassFrom, with a full wave of tiles.
+constexpr double kPrepassFrom = 2048.0 * 2048.0 * 2048.0;
+constexpr int kMostSlices = 16;
+
+Plan choose(int M, int N, int K, int sms) {
+  Plan plan;
+  const long long tiles =
+      static_cast<long long>((M + Fused::BM - 1) / Fused::BM) * ((N + Fused::BN - 1) / Fused::BN);
+  const int chunks = (K + kPromote * Fused::BK - 1) / (kPromote * Fused::BK);
+  if (tiles < sms)
+    plan.slices =
+        static_cast<int>(std::min<long long>({(sms + tiles - 1) / tiles, chunks, kMostSlices}));
+  plan.prepass = plan.slices == 1 && static_cast<double>(M) * N * K >= kPrepassFrom;
+  return plan;
+}
+
+// For measuring the choice (experiments/rung15): `path` 0 the fused kernel with `slices`
+// slices, 1 rung 14's pre-pass path, whatever choose() would pick.
+cudaError_t launch_config(int path, int slices, const Gemm& gemm, cudaStream_t stream) {
+  cudaError_t err = runtime::require_sm90();
+  if (err != cudaSuccess) return err;
+  return path == 1 ? run_prepass(gemm, stream) : run_fused(gemm, slices, stream);
+}
+
+cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+  cudaError_t err = runtime::require_sm90();
+  if (err != cudaSuccess) return err;
+  int sms = 0;
+  err = runtime::multiprocessors(&sms);
+  if (err != cudaSuccess) return err;
+  const Plan plan = choose(gemm.M, gemm.N, gemm.K, sms);
+  return plan.prepass ? run_prepass(gemm, stream) : run_fused(gemm, plan.slices, stream);
+}
+
+}  // namespace sgemm::every_shape_3xtf32
