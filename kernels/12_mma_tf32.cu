@@ -73,14 +73,14 @@ __device__ __forceinline__ int opaque(int x) {
 
 // x rounded to the nearest TF32 (ties away from zero), in the register format mma.sync reads
 // a TF32 operand in: an FP32's bits, of which the mma ignores the low 13. They are not zero:
-// ptxas implements the cvt as an integer add of 0x1000 (half a TF32 unit) for finite x. A NaN
-// whose payload lies in those 13 bits alone would reach the tensor core as Inf; it goes as a
-// NaN with its top mantissa bit set, as cuBLAS TF32 answers it (measured on an H200). As
-// cuBLAS TF32 does too, x within 2^-12 of FLT_MAX rounds to Inf.
+// ptxas implements the cvt as an integer add of 0x1000 (half a TF32 unit) for finite x. As
+// cuBLAS TF32 does too, x within 2^-12 of FLT_MAX rounds to Inf. A NaN whose payload lies in
+// the 13 cut bits alone reaches the tensor core as Inf, where cuBLAS TF32 keeps it NaN;
+// keeping it NaN here (a test and a select per element) cost 27% (docs/00_method.md).
 __device__ __forceinline__ uint32_t to_tf32(float x) {
   uint32_t r;
   asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-  return isnan(x) ? 0x7fffffffu : r;
+  return r;
 }
 
 // The m16n8k8 TF32 fragments of d += p * q, d (16 x 8) and q (8 x 8) FP32, p (16 x 8) TF32.

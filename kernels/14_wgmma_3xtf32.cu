@@ -294,6 +294,17 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE>::kThreads, 1)
   }
   claim_registers<T::kConsumerRegs>();
 
+  // The tile's guard flags, read now, while the ring fills, rather than one global load per
+  // element in the epilogue: rows of A, then columns of B (the consumers are BM + BN threads).
+  static_assert(128 * T::kConsumers == BM + BN, "one consumer thread per flag");
+  __shared__ int rowGuard[BM], colGuard[BN];
+  if (threadIdx.x < BM)
+    rowGuard[threadIdx.x] = blockRow + threadIdx.x < M ? guard[blockRow + threadIdx.x] : 0;
+  else
+    colGuard[threadIdx.x - BM] =
+        blockCol + threadIdx.x - BM < N ? guard[M + blockCol + threadIdx.x - BM] : 0;
+  sync_role(1, 128 * T::kConsumers);
+
   const int wg = threadIdx.x / 128;  // consumer warpgroup: rows wg*WGM .. of the block tile
   const int lane = threadIdx.x % 32;
   // acc[4j + 2i + c] = C[blockRow + wg*WGM + 16warp + lane/4 + 8i][blockCol + 8j + 2(lane%4) + c]
@@ -379,7 +390,7 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE>::kThreads, 1)
   for (int i = 0; i < 2; ++i) {
     const int row = blockRow + wg * T::WGM + warp * 16 + i * 8 + lane / 4;
     if (row >= M) continue;
-    const bool guardRow = guard[row];
+    const bool guardRow = rowGuard[row - blockRow];
     float* c = C + static_cast<long long>(row) * ldc;
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j) {
@@ -387,7 +398,7 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE>::kThreads, 1)
       float r[2] = {sum[4 * j + 2 * i], sum[4 * j + 2 * i + 1]};
 #pragma unroll
       for (int h = 0; h < 2; ++h)
-        if (col + h < N && (guardRow || guard[M + col + h] || !isfinite(r[h])))
+        if (col + h < N && (guardRow || colGuard[col - blockCol + h] || !isfinite(r[h])))
           r[h] = fp32_dot(A, lda, B, ldb, K, row, col + h);
       const float v0 = alpha * r[0], v1 = alpha * r[1];
       if (pairedC && col + 1 < N) {  // one 64-bit store (and load, when beta != 0)

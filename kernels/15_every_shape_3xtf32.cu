@@ -204,7 +204,9 @@ struct Tile {
 // Tiles are walked in groups of `groupRows` tile rows, down the columns of each group, so that
 // the blocks running at once share rows of A and columns of B in L2. guard: the pre-pass's
 // flags, rows of A then columns of B (M + N); A and B: the caller's operands, which the guard
-// path reads.
+// path reads. Block (x, z) multiplies over slice z of K, [z * kSlice, min(K, (z + 1) * kSlice));
+// with several slices (partial != nullptr) it writes its raw sums to partial + z * M * N (rows
+// N apart) and sum_slices finishes, guard path included.
 template <int BN, int BK, int STAGES, int PROMOTE>
 __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE>::kThreads, 1)
     sgemm_every_shape_3xtf32(int M, int N, int K, float alpha,
@@ -213,7 +215,7 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE>::kThreads, 1)
                              const __grid_constant__ CUtensorMap tmBhi,
                              const __grid_constant__ CUtensorMap tmBlo, const int* guard,
                              const float* A, int lda, const float* B, int ldb, float beta, float* C,
-                             int ldc, bool pairedC, int groupRows) {
+                             int ldc, bool pairedC, int groupRows, int kSlice, float* partial) {
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
   __trap();  // compiled out (SGEMM_NO_SM90A): the launcher never starts this kernel
 #else
@@ -233,7 +235,9 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE>::kThreads, 1)
   const int inGroup = static_cast<int>(blockIdx.x) % perGroup;
   const int blockRow = (first + inGroup % rowsHere) * BM;
   const int blockCol = inGroup / rowsHere * BN;
-  const int kTiles = (K + BK - 1) / BK;
+  const int kBegin = blockIdx.y * kSlice, kEnd = min(K, kBegin + kSlice);
+  const int kTiles = (kEnd - kBegin + BK - 1) / BK;  // a slice's last box stops at K, not kEnd:
+                                                     // kSlice is a multiple of BK
 
   if (threadIdx.x == 0) {
     prefetch_tensormap(&tmAhi);
@@ -256,19 +260,30 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE>::kThreads, 1)
     release_registers<T::kProducerRegs>();
     if (threadIdx.x == 128 * T::kConsumers)
       for (int kt = 0, buf = 0, phase = 0; kt < kTiles; ++kt) {
+        const int k0 = kBegin + kt * BK;
         mbar_wait(&empty[buf], phase ^ 1);
         uint8_t* stage = ring + buf * T::kStageBytes;
         mbar_arrive_expect_tx(&full[buf], T::kStageBytes);
-        tma_load_2d(stage, &tmAhi, kt * BK, blockRow, &full[buf]);
-        tma_load_2d(stage + T::kBoxBytesA, &tmAlo, kt * BK, blockRow, &full[buf]);
-        tma_load_2d(stage + 2 * T::kBoxBytesA, &tmBhi, kt * BK, blockCol, &full[buf]);
-        tma_load_2d(stage + 2 * T::kBoxBytesA + T::kBoxBytesB, &tmBlo, kt * BK, blockCol,
-                    &full[buf]);
+        tma_load_2d(stage, &tmAhi, k0, blockRow, &full[buf]);
+        tma_load_2d(stage + T::kBoxBytesA, &tmAlo, k0, blockRow, &full[buf]);
+        tma_load_2d(stage + 2 * T::kBoxBytesA, &tmBhi, k0, blockCol, &full[buf]);
+        tma_load_2d(stage + 2 * T::kBoxBytesA + T::kBoxBytesB, &tmBlo, k0, blockCol, &full[buf]);
         if (++buf == STAGES) buf = 0, phase ^= 1;
       }
     return;
   }
   claim_registers<T::kConsumerRegs>();
+
+  // The tile's guard flags, read now, while the ring fills, rather than one global load per
+  // element in the epilogue: rows of A, then columns of B (the consumers are BM + BN threads).
+  static_assert(128 * T::kConsumers == BM + BN, "one consumer thread per flag");
+  __shared__ int rowGuard[BM], colGuard[BN];
+  if (threadIdx.x < BM)
+    rowGuard[threadIdx.x] = blockRow + threadIdx.x < M ? guard[blockRow + threadIdx.x] : 0;
+  else
+    colGuard[threadIdx.x - BM] =
+        blockCol + threadIdx.x - BM < N ? guard[M + blockCol + threadIdx.x - BM] : 0;
+  sync_role(1, 128 * T::kConsumers);
 
   const int wg = threadIdx.x / 128;  // consumer warpgroup: rows wg*WGM .. of the block tile
   const int lane = threadIdx.x % 32;
@@ -351,11 +366,26 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE>::kThreads, 1)
   // Epilogue, straight from the fragments: each thread holds pairs of adjacent columns. The
   // guard path redoes what the tensor cores cannot answer (see fp32_dot).
   const int warp = threadIdx.x / 32 % 4;
+  if (partial != nullptr) {  // one slice of several: raw sums
+    float* out = partial + static_cast<long long>(blockIdx.y) * M * N;
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      const int row = blockRow + wg * T::WGM + warp * 16 + i * 8 + lane / 4;
+      if (row >= M) continue;
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) {
+        const int col = blockCol + j * 8 + 2 * (lane % 4);
+        if (col < N) out[static_cast<long long>(row) * N + col] = sum[4 * j + 2 * i];
+        if (col + 1 < N) out[static_cast<long long>(row) * N + col + 1] = sum[4 * j + 2 * i + 1];
+      }
+    }
+    return;
+  }
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
     const int row = blockRow + wg * T::WGM + warp * 16 + i * 8 + lane / 4;
     if (row >= M) continue;
-    const bool guardRow = guard[row];
+    const bool guardRow = rowGuard[row - blockRow];
     float* c = C + static_cast<long long>(row) * ldc;
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j) {
@@ -363,7 +393,7 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE>::kThreads, 1)
       float r[2] = {sum[4 * j + 2 * i], sum[4 * j + 2 * i + 1]};
 #pragma unroll
       for (int h = 0; h < 2; ++h)
-        if (col + h < N && (guardRow || guard[M + col + h] || !isfinite(r[h])))
+        if (col + h < N && (guardRow || colGuard[col - blockCol + h] || !isfinite(r[h])))
           r[h] = fp32_dot(A, lda, B, ldb, K, row, col + h);
       const float v0 = alpha * r[0], v1 = alpha * r[1];
       if (pairedC && col + 1 < N) {  // one 64-bit store (and load, when beta != 0)
@@ -605,11 +635,13 @@ __global__ void __launch_bounds__(Fused::kThreads, 1)
 
 // The slices' sum: C = alpha * (W[0] + ... + W[slices-1]) + beta * C, every element adding
 // its slices in the same order, whichever block finished first: bitwise the same on every
-// run. Where a slice flagged the element's row or column, or the sum is not finite, the guard
-// path sums it again over all of K.
+// run. Where a guard flag names the element's row or column (guards + z * guardStride, rows of
+// A then columns of B: the fused kernel's flags per slice, stride M + N, or the pre-pass's for
+// all of K, stride 0), or the sum is not finite, the guard path sums it again over all of K.
 __global__ void sgemm_every_shape_3xtf32_sum(int M, int N, int K, int slices, float alpha,
-                                             const float* W, const int* guards, const float* A,
-                                             int lda, const float* B, int ldb, float beta, float* C,
+                                             const float* W, const int* guards,
+                                             long long guardStride, const float* A, int lda,
+                                             const float* B, int ldb, float beta, float* C,
                                              int ldc) {
   const long long count = static_cast<long long>(M) * N;
   for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < count;
@@ -619,8 +651,7 @@ __global__ void sgemm_every_shape_3xtf32_sum(int M, int N, int K, int slices, fl
     int flagged = 0;
     for (int z = 0; z < slices; ++z) {
       s += W[z * count + e];
-      flagged |= guards[z * static_cast<long long>(M + N) + row] |
-                 guards[z * static_cast<long long>(M + N) + M + col];
+      flagged |= guards[z * guardStride + row] | guards[z * guardStride + M + col];
     }
     if (flagged || !isfinite(s)) s = fp32_dot(A, lda, B, ldb, K, row, col);
     float* c = C + static_cast<long long>(row) * ldc + col;
@@ -674,7 +705,7 @@ inline cudaError_t split_operands(int M, int N, int K, const float* A, int lda, 
 template <int BN, int BK, int STAGES, int PROMOTE>
 cudaError_t multiply(int M, int N, int K, float alpha, const Split& s, const float* A, int lda,
                      const float* B, int ldb, float beta, float* C, int ldc, cudaStream_t stream,
-                     int groupRows) {
+                     int groupRows, int slices, int kSlice, float* partial) {
   using T = Tile<BN, BK, STAGES, PROMOTE>;
   constexpr auto kernel = sgemm_every_shape_3xtf32<BN, BK, STAGES, PROMOTE>;
   constexpr CUtensorMapSwizzle kSwizzle =
@@ -691,9 +722,9 @@ cudaError_t multiply(int M, int N, int K, float alpha, const Split& s, const flo
   if (err != cudaSuccess) return err;
   const long long tiles = static_cast<long long>((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN);
   if (tiles > 0x7fffffff) return cudaErrorInvalidValue;
-  kernel<<<static_cast<unsigned>(tiles), T::kThreads, T::kSharedBytes, stream>>>(
+  kernel<<<dim3(static_cast<unsigned>(tiles), slices), T::kThreads, T::kSharedBytes, stream>>>(
       M, N, K, alpha, tmAhi, tmAlo, tmBhi, tmBlo, s.guard, A, lda, B, ldb, beta, C, ldc,
-      aligned8(C) && ldc % 2 == 0, std::max(1, groupRows));
+      aligned8(C) && ldc % 2 == 0, std::max(1, groupRows), kSlice, partial);
   return cudaGetLastError();
 }
 
@@ -701,106 +732,130 @@ cudaError_t multiply(int M, int N, int K, float alpha, const Split& s, const flo
 
 constexpr int kPromote = 4;  // stages per chunk the tensor cores sum: 128 k (rung 14's)
 
-// How one problem runs: rung 14's pre-pass path, or the fused kernel with K cut into `slices`
-// of kSlice (a multiple of BK).
-struct Plan {
-  bool prepass = false;
-  int slices = 1, kSlice = 0;
+// K cut into `slices` slices of whole stages of `bk` (fewer where K is short): kSlice.
+struct Slicing {
+  int slices, kSlice;
+  Slicing(int K, int want, int bk) {
+    const int kTiles = (K + bk - 1) / bk;
+    want = std::max(1, std::min(want, kTiles));
+    kSlice = (kTiles + want - 1) / want * bk;
+    slices = (K + kSlice - 1) / kSlice;
+  }
 };
 
-// Rung 14's path: split into the workspace, multiply; the workspace goes back to the pool after
-// the kernels. Where the workspace cannot hold the split operands, the fused kernel runs.
-cudaError_t run_prepass(const Gemm& g, cudaStream_t stream);
-cudaError_t run_fused(const Gemm& g, int slices, cudaStream_t stream);
-
-template <int BN, int BK, int STAGES, int PROMOTE>
-cudaError_t launch_tile(const Gemm& g, cudaStream_t stream, int groupRows = 8) {
-  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
-  runtime::Workspace<float> W(split_floats(M, N, K), stream);
-  if (W.error() == cudaErrorMemoryAllocation) return run_fused(g, 1, stream);
-  if (W.error() != cudaSuccess) return W.error();
-  const Split s = split_layout(W.get(), M, N, K);
-  cudaError_t err = split_operands(M, N, K, A, lda, B, ldb, s, stream);
-  if (err != cudaSuccess) return err;
-  return multiply<BN, BK, STAGES, PROMOTE>(M, N, K, alpha, s, A, lda, B, ldb, beta, C, ldc, stream,
-                                           groupRows);
+// The slices' sums and flags in the workspace, then sum_slices: shared by both paths.
+cudaError_t sum_slices(const Gemm& g, int slices, const float* partial, const int* guards,
+                       long long guardStride, cudaStream_t stream) {
+  const long long count = static_cast<long long>(g.M) * g.N;
+  const long long blocks = std::min<long long>((count + 255) / 256, 4096);
+  sgemm_every_shape_3xtf32_sum<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
+      g.M, g.N, g.K, slices, g.alpha, partial, guards, guardStride, g.A, g.lda, g.B, g.ldb, g.beta,
+      g.C, g.ldc);
+  return cudaGetLastError();
 }
 
-cudaError_t run_prepass(const Gemm& g, cudaStream_t stream) {
-  //                 BN  BK STAGES PROMOTE
-  return launch_tile<128, 32, 3, kPromote>(g, stream);
+cudaError_t run_fused(const Gemm& g, int slices, cudaStream_t stream);
+
+// Rung 14's path, with slices of K: split into the workspace (the slices' sums after the split
+// operands), multiply, sum; the workspace goes back to the pool after the kernels. Where the
+// workspace cannot hold the slices, one slice runs; where it cannot hold the split operands,
+// the fused kernel runs, which needs none.
+template <int BN, int BK, int STAGES, int PROMOTE>
+cudaError_t run_prepass(const Gemm& g, int want, cudaStream_t stream, int groupRows = 8) {
+  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
+  const Slicing cut(K, want, BK);
+  const long long sums = cut.slices > 1 ? cut.slices * static_cast<long long>(M) * N : 0;
+  runtime::Workspace<float> W(split_floats(M, N, K) + sums, stream);
+  if (W.error() == cudaErrorMemoryAllocation)
+    return cut.slices > 1 ? run_prepass<BN, BK, STAGES, PROMOTE>(g, 1, stream)
+                          : run_fused(g, 1, stream);
+  if (W.error() != cudaSuccess) return W.error();
+  const Split s = split_layout(W.get(), M, N, K);
+  float* partial = sums ? W.get() + split_floats(M, N, K) : nullptr;
+  cudaError_t err = split_operands(M, N, K, A, lda, B, ldb, s, stream);
+  if (err == cudaSuccess)
+    err = multiply<BN, BK, STAGES, PROMOTE>(M, N, K, alpha, s, A, lda, B, ldb, beta, C, ldc, stream,
+                                            groupRows, cut.slices, cut.kSlice, partial);
+  if (err != cudaSuccess || !partial) return err;
+  return sum_slices(g, cut.slices, partial, s.guard, 0, stream);
 }
 
 inline bool aligned16(const float* X, int ld) {
   return reinterpret_cast<std::uintptr_t>(X) % 16 == 0 && ld % 4 == 0;
 }
 
-// The fused kernel over `slices` slices of K: one launch for one slice; with several, the
-// slices' sums and flags go to the workspace and sum_slices finishes (where the workspace
-// cannot hold them, one slice runs, which needs none).
-cudaError_t run_fused(const Gemm& g, int slices, cudaStream_t stream) {
+// The fused kernel over slices of K: one launch for one slice; with several, the slices' sums
+// and flags go to the workspace and sum_slices finishes (where the workspace cannot hold them,
+// one slice runs, which needs none).
+cudaError_t run_fused(const Gemm& g, int want, cudaStream_t stream) {
   const int M = g.M, N = g.N, K = g.K;  // (a lambda below cannot capture structured bindings)
-  const int kTiles = (K + Fused::BK - 1) / Fused::BK;
-  slices = std::max(1, std::min(slices, kTiles));
-  const int kSlice = (kTiles + slices - 1) / slices * Fused::BK;
-  slices = (K + kSlice - 1) / kSlice;
+  const Slicing cut(K, want, Fused::BK);
   const long long count = static_cast<long long>(M) * N;
-  runtime::Workspace<float> W(slices > 1 ? slices * (count + M + N) : 0, stream);
+  runtime::Workspace<float> W(cut.slices > 1 ? cut.slices * (count + M + N) : 0, stream);
   if (W.error() == cudaErrorMemoryAllocation) return run_fused(g, 1, stream);
   if (W.error() != cudaSuccess) return W.error();
-  float* partial = slices > 1 ? W.get() : nullptr;
-  int* guards = slices > 1 ? reinterpret_cast<int*>(W.get() + slices * count) : nullptr;
+  float* partial = cut.slices > 1 ? W.get() : nullptr;
+  int* guards = cut.slices > 1 ? reinterpret_cast<int*>(W.get() + cut.slices * count) : nullptr;
   const long long tiles =
       static_cast<long long>((M + Fused::BM - 1) / Fused::BM) * ((N + Fused::BN - 1) / Fused::BN);
   if (tiles > 0x7fffffff) return cudaErrorInvalidValue;
-  const dim3 grid(static_cast<unsigned>(tiles), slices);
+  const dim3 grid(static_cast<unsigned>(tiles), cut.slices);
   auto start = [&](auto alignedA, auto alignedB) {
     constexpr auto kernel = sgemm_every_shape_3xtf32_fused<kPromote, decltype(alignedA)::value,
                                                            decltype(alignedB)::value>;
     const cudaError_t allowed = runtime::allow_shared_bytes<kernel>(Fused::kSharedBytes);
     if (allowed != cudaSuccess) return allowed;
     kernel<<<grid, Fused::kThreads, Fused::kSharedBytes, stream>>>(
-        M, N, K, kSlice, g.alpha, g.A, g.lda, g.B, g.ldb, g.beta, g.C, g.ldc, partial, guards,
+        M, N, K, cut.kSlice, g.alpha, g.A, g.lda, g.B, g.ldb, g.beta, g.C, g.ldc, partial, guards,
         aligned8(g.C) && g.ldc % 2 == 0, 8);
     return cudaGetLastError();
   };
   const bool a16 = aligned16(g.A, g.lda), b16 = aligned16(g.B, g.ldb);
-  cudaError_t err = a16 ? (b16 ? start(std::true_type{}, std::true_type{})
-                               : start(std::true_type{}, std::false_type{}))
-                        : (b16 ? start(std::false_type{}, std::true_type{})
-                               : start(std::false_type{}, std::false_type{}));
-  if (err != cudaSuccess || slices == 1) return err;
-  const long long blocks = std::min<long long>((count + 255) / 256, 4096);
-  sgemm_every_shape_3xtf32_sum<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
-      M, N, K, slices, g.alpha, partial, guards, g.A, g.lda, g.B, g.ldb, g.beta, g.C, g.ldc);
-  return cudaGetLastError();
+  const cudaError_t err = a16 ? (b16 ? start(std::true_type{}, std::true_type{})
+                                     : start(std::true_type{}, std::false_type{}))
+                              : (b16 ? start(std::false_type{}, std::true_type{})
+                                     : start(std::false_type{}, std::false_type{}));
+  if (err != cudaSuccess || !partial) return err;
+  return sum_slices(g, cut.slices, partial, guards, M + N, stream);
 }
 
-// The choice. Slices where the tiles of C fill less than the GPU: enough to fill it, each at
-// least a chunk of K (kPromote stages), at most 16. The pre-pass path where the problem is
-// large enough that one pass over A and B in device memory costs less than splitting every
-// stage in every block: M N K >= kPrepassFrom, with a full wave of tiles.
-constexpr double kPrepassFrom = 2048.0 * 2048.0 * 2048.0;
+// How one problem runs: the fused kernel or rung 14's pre-pass path, K cut into `slices`.
+struct Plan {
+  bool fused = false;
+  int slices = 1;
+};
+
+// The choice, from the measurements of both paths with 1 to 16 slices on the bench's shapes
+// (docs/15_every_shape_3xtf32.md): the fused kernel below kFusedBelow multiply-adds, where
+// launches and the pre-pass's trip through device memory outweigh its slower main loop;
+// slices where the tiles of C fill less than the GPU, enough to fill it, at most kMostSlices
+// (the pre-pass path's each a chunk of K or more).
+constexpr double kFusedBelow = 768.0 * 768.0 * 768.0;
 constexpr int kMostSlices = 16;
 
 Plan choose(int M, int N, int K, int sms) {
   Plan plan;
-  const long long tiles =
-      static_cast<long long>((M + Fused::BM - 1) / Fused::BM) * ((N + Fused::BN - 1) / Fused::BN);
-  const int chunks = (K + kPromote * Fused::BK - 1) / (kPromote * Fused::BK);
-  if (tiles < sms)
-    plan.slices =
-        static_cast<int>(std::min<long long>({(sms + tiles - 1) / tiles, chunks, kMostSlices}));
-  plan.prepass = plan.slices == 1 && static_cast<double>(M) * N * K >= kPrepassFrom;
+  const long long tiles = static_cast<long long>((M + 127) / 128) * ((N + 127) / 128);
+  plan.fused = static_cast<double>(M) * N * K < kFusedBelow;
+  const long long fill = (sms + tiles - 1) / tiles;
+  const long long chunks = (K + kPromote * 32 - 1) / (kPromote * 32);
+  plan.slices =
+      static_cast<int>(std::min<long long>({fill, kMostSlices, plan.fused ? fill : chunks}));
   return plan;
 }
 
-// For measuring the choice (experiments/rung15): `path` 0 the fused kernel with `slices`
-// slices, 1 rung 14's pre-pass path, whatever choose() would pick.
+cudaError_t run(const Gemm& g, const Plan& plan, cudaStream_t stream) {
+  //                          BN  BK STAGES PROMOTE
+  return plan.fused ? run_fused(g, plan.slices, stream)
+                    : run_prepass<128, 32, 3, kPromote>(g, plan.slices, stream);
+}
+
+// For measuring the choice (experiments/rung15): `path` 0 the fused kernel, 1 rung 14's
+// pre-pass path, with `slices` slices, whatever choose() would pick.
 cudaError_t launch_config(int path, int slices, const Gemm& gemm, cudaStream_t stream) {
   cudaError_t err = runtime::require_sm90();
   if (err != cudaSuccess) return err;
-  return path == 1 ? run_prepass(gemm, stream) : run_fused(gemm, slices, stream);
+  return run(gemm, Plan{path == 0, slices}, stream);
 }
 
 cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
@@ -809,8 +864,7 @@ cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
   int sms = 0;
   err = runtime::multiprocessors(&sms);
   if (err != cudaSuccess) return err;
-  const Plan plan = choose(gemm.M, gemm.N, gemm.K, sms);
-  return plan.prepass ? run_prepass(gemm, stream) : run_fused(gemm, plan.slices, stream);
+  return run(gemm, choose(gemm.M, gemm.N, gemm.K, sms), stream);
 }
 
 }  // namespace sgemm::every_shape_3xtf32

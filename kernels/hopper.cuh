@@ -68,6 +68,12 @@ __device__ __forceinline__ void fence_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
+// Waits until `threads` threads (whole warps) of the block have reached barrier `id` (1 to
+// 15; __syncthreads is barrier 0): a barrier for one role of a warp-specialized block.
+__device__ __forceinline__ void sync_role(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
 // ---- TMA. Copies the box of tensor map `map` at coordinates (c0 innermost, c1) to shared
 // `dst`; the copy completes its bytes on `bar`. Parts of the box outside the tensor arrive as
 // zeros and count toward the bytes all the same.

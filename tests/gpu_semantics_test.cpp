@@ -286,6 +286,12 @@ class RungSemantics : public ::testing::TestWithParam<Param> {
     // Near FP32's subnormal range each of the (K + 4) roundings of either computation may err
     // by half the subnormal spacing, 2^-150, whatever the magnitude.
     reference.absolute_slack = (s.K + 4) * 0x1p-149;
+    // The one documented difference of the tf32 class (docs/00_method.md): a NaN whose payload
+    // lies in the 13 bits TF32 cuts reaches the tensor core as Inf, where cuBLAS TF32 keeps it
+    // NaN. Such elements count here and then compare as NaN; nowhere else is Inf taken for NaN.
+    if (rung.precision == Precision::tf32 && std::string(c.name) == "nan_payloads")
+      for (size_t at = 0; at < got.size(); ++at)
+        if (std::isnan(expected[at]) && std::isinf(got[at])) got[at] = kNaN, ++payload_nans_;
     return compare(reference, s.M, s.N, s.c_ld(), got.data(), kPaddingSentinel);
   }
 
@@ -306,6 +312,7 @@ class RungSemantics : public ::testing::TestWithParam<Param> {
   }
 
   std::unique_ptr<Harness> harness_;
+  long long payload_nans_ = 0;  // tf32 rung: NaN payloads that came out Inf (see run_case)
 };
 
 TEST_P(RungSemantics, NonFiniteInA) { expect_case("non_finite_in_a"); }
@@ -318,7 +325,11 @@ TEST_P(RungSemantics, NearFltMaxInB) { expect_case("near_flt_max_in_b"); }
 TEST_P(RungSemantics, BottomOfNormalRange) { expect_case("bottom_of_normal_range"); }
 TEST_P(RungSemantics, BottomOfNormalRangeWithBeta) { expect_case("bottom_of_normal_range_beta"); }
 TEST_P(RungSemantics, SpanningExponents) { expect_case("spanning_exponents"); }
-TEST_P(RungSemantics, NanPayloads) { expect_case("nan_payloads"); }
+TEST_P(RungSemantics, NanPayloads) {
+  expect_case("nan_payloads");
+  if (find_rung(GetParam())->precision == Precision::tf32)
+    EXPECT_GT(payload_nans_, 0) << "the documented Inf for a NaN payload is gone: update the docs";
+}
 TEST_P(RungSemantics, TinyTimesHuge) { expect_case("tiny_times_huge"); }
 TEST_P(RungSemantics, WholeExponentRange) { expect_case("whole_exponent_range"); }
 

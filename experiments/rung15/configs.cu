@@ -1,6 +1,6 @@
-// Rung 15's choices measured: on the bench's 19 shapes, cuBLAS SGEMM and rung 15's fused kernel
-// with 1, 2, 4, 8 and 16 slices of K and rung 14's pre-pass path (launch_config), timed in turn
-// in blocks (Harness::time_in_turn), and what launch() picks. Prints % of cuBLAS per shape.
+// Rung 15's choices measured: on the bench's 19 shapes, cuBLAS SGEMM, what launch() picks, and
+// both paths (launch_config: rung 14's pre-pass path, the fused kernel) with 1 to 16 slices of
+// K, timed in turn in blocks (Harness::time_in_turn). Prints % of cuBLAS per shape.
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Irunner \
 //        experiments/rung15/configs.cu <build>/libsgemm_harness.a <build>/libsgemm_ladder.a \
 //        -lcublas -ldl -o configs && ./configs [block_ms]
@@ -31,15 +31,16 @@ int main(int argc, char** argv) {
       {4097, 4097, 4097}, {6000, 6000, 6000}, {8192, 8192, 8192}, {16384, 16384, 16384},
       {512, 16384, 4096}, {16384, 512, 4096}, {8192, 8192, 128},  {1024, 1024, 65536},
       {4096, 256, 4096},  {256, 4096, 4096},  {4095, 4097, 4093}};
-  std::vector<std::string> names = {"cublas", "choice", "prepass"};
-  std::vector<Kernel> kernels = {
-      h.kernel(kCublasRung), r15::launch,
-      [](const Gemm& g, cudaStream_t s) { return r15::launch_config(1, 1, g, s); }};
-  for (int slices : {1, 2, 4, 8, 16}) {
-    names.push_back("fused/" + std::to_string(slices));
-    kernels.push_back(
-        [slices](const Gemm& g, cudaStream_t s) { return r15::launch_config(0, slices, g, s); });
-  }
+  std::vector<std::string> names = {"cublas", "choice"};
+  std::vector<Kernel> kernels = {h.kernel(kCublasRung), r15::launch};
+  for (int path : {1, 0})
+    for (int slices : {1, 2, 4, 8, 16}) {
+      if (path == 0 && slices == 2) continue;
+      names.push_back((path ? "prepass/" : "fused/") + std::to_string(slices));
+      kernels.push_back([path, slices](const Gemm& g, cudaStream_t s) {
+        return r15::launch_config(path, slices, g, s);
+      });
+    }
   std::printf("%-18s %9s", "shape", "cuBLAS TF/s");
   for (size_t i = 1; i < names.size(); ++i) std::printf(" %10s", names[i].c_str());
   std::printf("   (%% of cuBLAS)\n");

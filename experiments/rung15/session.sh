@@ -34,10 +34,10 @@ p2=$!
 wait $p1 $p2
 echo "=== built after $SECONDS s"
 
-step ctest15 150 ctest --test-dir build-gpu -j 6 --timeout 120 -R "15_every|every_shape_3xtf32|NanPayloads/12" \
+step ctest15 150 ctest --test-dir build-gpu -j 6 --timeout 120 -R "1[2-5]_|every_shape_3xtf32|Runtime|Planted" \
   --output-on-failure
 grep -E "tests passed|tests failed" "$W/ctest15.txt"; grep -E "^\s+[0-9]+ - " "$W/ctest15.txt" | head -20
-step configs15 160 build-gpu/configs15 150
+step configs15 200 build-gpu/configs15 120
 cat "$W/configs15.txt"
 step before_after 80 build-gpu/before_after 4096 8192
 cat "$W/before_after.txt"
