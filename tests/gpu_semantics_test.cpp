@@ -327,8 +327,9 @@ TEST_P(RungSemantics, BottomOfNormalRangeWithBeta) { expect_case("bottom_of_norm
 TEST_P(RungSemantics, SpanningExponents) { expect_case("spanning_exponents"); }
 TEST_P(RungSemantics, NanPayloads) {
   expect_case("nan_payloads");
-  if (find_rung(GetParam())->precision == Precision::tf32)
+  if (find_rung(GetParam())->precision == Precision::tf32) {
     EXPECT_GT(payload_nans_, 0) << "the documented Inf for a NaN payload is gone: update the docs";
+  }
 }
 TEST_P(RungSemantics, TinyTimesHuge) { expect_case("tiny_times_huge"); }
 TEST_P(RungSemantics, WholeExponentRange) { expect_case("whole_exponent_range"); }
