@@ -82,14 +82,16 @@ __device__ __forceinline__ float tf32_cut(float x) {
 constexpr float kTf32RoundsToInf = 0x1.ffep127f;
 
 // Below this magnitude the lo part of a split falls under 2^-126, where TF32 keeps steps of
-// 2^-136 only (its subnormals): x = hi + lo no longer holds to 2^-22 of x.
-constexpr float kSmallestExactSplit = 0x1p-114f;
+// 2^-136 only (its subnormals): x = hi + lo no longer holds to 2^-22 of x. As FP32 bits.
+constexpr unsigned kSmallestExactSplit = 0x06800000u;  // 2^-114
+constexpr unsigned kInfinity = 0x7f800000u;
 
 // True for an input the tensor cores cannot be trusted with: Inf, NaN, or a nonzero value
-// below kSmallestExactSplit. Its row of A or column of B takes the guard path.
+// below 2^-114. Its row of A or column of B takes the guard path. On the bits of |x|, so that
+// zero (0 - 1 wraps around) is not tiny.
 __device__ __forceinline__ bool needs_guard(float x) {
-  const float magnitude = fabsf(x);
-  return !(magnitude < INFINITY) || (magnitude != 0.f && magnitude < kSmallestExactSplit);
+  const unsigned magnitude = __float_as_uint(x) & 0x7fffffffu;
+  return magnitude - 1u < kSmallestExactSplit - 1u || magnitude >= kInfinity;
 }
 
 // x = hi + lo + (a remainder below 2^-22 |x|): hi = tf32(x), and x - hi is exact in FP32. Where
@@ -120,8 +122,8 @@ __device__ float fp32_dot(const float* A, int lda, const float* B, int ldb, int 
 
 // A (rows x cols, leading dimension ld, any alignment) -> hi, lo (leading dimension ldp), same
 // orientation: K stays contiguous; guard[r] = 1 where row r holds an input needs_guard names
-// (guard is zeroed before; every writer writes the same 1). Each thread splits 4 elements 256
-// apart (4 loads in flight); a warp reads and writes 128 contiguous bytes.
+// (guard is zeroed before; every writer writes the same 1, once a thread per row). Each thread
+// splits 4 elements 256 apart (4 loads in flight); a warp reads and writes 128 contiguous bytes.
 constexpr int kSplitThreads = 256;
 constexpr int kSplitPerThread = 4;
 __global__ void __launch_bounds__(kSplitThreads)
@@ -129,6 +131,7 @@ __global__ void __launch_bounds__(kSplitThreads)
                                   float* lo, long long ldp, int* guard) {
   for (int r = blockIdx.y; r < rows; r += gridDim.y) {
     const float* x = X + r * ld;
+    bool flagged = false;
     for (int c0 = blockIdx.x * kSplitThreads * kSplitPerThread + threadIdx.x; c0 < cols;
          c0 += gridDim.x * kSplitThreads * kSplitPerThread) {
       float v[kSplitPerThread];
@@ -142,9 +145,10 @@ __global__ void __launch_bounds__(kSplitThreads)
         const int c = c0 + i * kSplitThreads;
         if (c >= cols) continue;
         split(v[i], &hi[r * ldp + c], &lo[r * ldp + c]);
-        if (needs_guard(v[i])) guard[r] = 1;
+        flagged |= needs_guard(v[i]);
       }
     }
+    if (flagged) guard[r] = 1;
   }
 }
 
@@ -159,6 +163,7 @@ __global__ void __launch_bounds__(kTransposeTile* kTransposeRows)
                                        float* lo, long long ldp, int* guard) {
   __shared__ float tile[kTransposeTile][kTransposeTile + 1];  // tile[k][n]
   const int c0 = blockIdx.x * kTransposeTile;
+  unsigned flagged = 0;  // bit j: column c0 + threadIdx.y + j * kTransposeRows
   for (int r0 = blockIdx.y * kTransposeTile; r0 < rows; r0 += gridDim.y * kTransposeTile) {
 #pragma unroll
     for (int i = threadIdx.y; i < kTransposeTile; i += kTransposeRows) {
@@ -172,10 +177,13 @@ __global__ void __launch_bounds__(kTransposeTile* kTransposeRows)
       if (n >= cols || k >= rows) continue;
       const float x = tile[threadIdx.x][i];
       split(x, &hi[n * ldp + k], &lo[n * ldp + k]);
-      if (needs_guard(x)) guard[n] = 1;
+      flagged |= static_cast<unsigned>(needs_guard(x)) << (i / kTransposeRows);
     }
     __syncthreads();
   }
+#pragma unroll
+  for (int j = 0; j < kTransposeTile / kTransposeRows; ++j)
+    if (flagged >> j & 1) guard[c0 + threadIdx.y + j * kTransposeRows] = 1;
 }
 
 // ---- The main kernel.
