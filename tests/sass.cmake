@@ -31,4 +31,9 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME scripts.parsers
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/scripts_test.py)
   set_tests_properties(scripts.parsers PROPERTIES LABELS cpu TIMEOUT 60)
+  # The sgemm command lines of scripts/sanitize and scripts/profile parse (exit 3 without a GPU).
+  add_test(NAME scripts.commands
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/script_commands_test.py
+                   --binary $<TARGET_FILE:sgemm>)
+  set_tests_properties(scripts.commands PROPERTIES LABELS cpu TIMEOUT 120)
 endif()
