@@ -161,6 +161,66 @@ __global__ void __launch_bounds__(kTransposeTile* kTransposeRows)
     if (flagged >> j & 1) guard[c0 + threadIdx.y + j * kTransposeRows] = 1;
 }
 
+// The epilogue of both kernels, straight from the wgmma fragment of one warpgroup: its rows
+// start at `rowBase` of C (64 of them), its columns at `blockCol` (BN); each thread holds pairs
+// of adjacent columns, sum[4j + 2i + c] = C[rowBase + 16warp + lane/4 + 8i][blockCol + 8j +
+// 2(lane%4) + c]. With `partial` (one slice of several) it writes the raw sums to partial +
+// blockIdx.y * M * N, rows N apart; else C = alpha * sum + beta * C, where the guard path redoes
+// what the tensor cores cannot answer (see fp32_dot): rows and columns the tile's flags name
+// (rowGuard from blockRow, colGuard from blockCol, in shared memory) and sums not finite.
+template <int BN>
+__device__ __forceinline__ void store_fragment(const float* sum, int rowBase, int blockRow,
+                                               int blockCol, const int* rowGuard,
+                                               const int* colGuard, int M, int N, int K,
+                                               float alpha, const float* A, int lda, const float* B,
+                                               int ldb, float beta, float* C, int ldc, bool pairedC,
+                                               float* partial) {
+  const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+  if (partial != nullptr) {
+    float* out = partial + static_cast<long long>(blockIdx.y) * M * N;
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      const int row = rowBase + warp * 16 + i * 8 + lane / 4;
+      if (row >= M) continue;
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) {
+        const int col = blockCol + j * 8 + 2 * (lane % 4);
+        if (col < N) out[static_cast<long long>(row) * N + col] = sum[4 * j + 2 * i];
+        if (col + 1 < N) out[static_cast<long long>(row) * N + col + 1] = sum[4 * j + 2 * i + 1];
+      }
+    }
+    return;
+  }
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    const int row = rowBase + warp * 16 + i * 8 + lane / 4;
+    if (row >= M) continue;
+    const bool guardRow = rowGuard[row - blockRow];
+    float* c = C + static_cast<long long>(row) * ldc;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+      const int col = blockCol + j * 8 + 2 * (lane % 4);
+      float r[2] = {sum[4 * j + 2 * i], sum[4 * j + 2 * i + 1]};
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        if (col + h < N && (guardRow || colGuard[col - blockCol + h] || !isfinite(r[h])))
+          r[h] = fp32_dot(A, lda, B, ldb, K, row, col + h);
+      const float v0 = alpha * r[0], v1 = alpha * r[1];
+      if (pairedC && col + 1 < N) {  // one 64-bit store (and load, when beta != 0)
+        float2 out = make_float2(v0, v1);
+        if (beta != 0.f) {  // BLAS semantics: with beta == 0, C is not read (it may hold NaN)
+          const float2 old = *reinterpret_cast<const float2*>(c + col);
+          out.x += beta * old.x, out.y += beta * old.y;
+        }
+        *reinterpret_cast<float2*>(c + col) = out;
+      } else {
+        if (col < N) c[col] = beta == 0.f ? v0 : v0 + beta * c[col];
+        if (col + 1 < N) c[col + 1] = beta == 0.f ? v1 : v1 + beta * c[col + 1];
+      }
+    }
+  }
+}
+
 // ---- The main kernel.
 
 // Tests compile this file with SGEMM_PLANT_NO_SMALL_PRODUCTS (tests/planted_kernels.cu) to
@@ -371,52 +431,8 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE>::kThreads, 1)
   fence_accumulators(acc);
   if (accumulate) promote();  // the last, partial chunk
 
-  // Epilogue, straight from the fragments: each thread holds pairs of adjacent columns. The
-  // guard path redoes what the tensor cores cannot answer (see fp32_dot).
-  const int warp = threadIdx.x / 32 % 4;
-  if (partial != nullptr) {  // one slice of several: raw sums
-    float* out = partial + static_cast<long long>(blockIdx.y) * M * N;
-#pragma unroll
-    for (int i = 0; i < 2; ++i) {
-      const int row = blockRow + wg * T::WGM + warp * 16 + i * 8 + lane / 4;
-      if (row >= M) continue;
-#pragma unroll
-      for (int j = 0; j < BN / 8; ++j) {
-        const int col = blockCol + j * 8 + 2 * (lane % 4);
-        if (col < N) out[static_cast<long long>(row) * N + col] = sum[4 * j + 2 * i];
-        if (col + 1 < N) out[static_cast<long long>(row) * N + col + 1] = sum[4 * j + 2 * i + 1];
-      }
-    }
-    return;
-  }
-#pragma unroll
-  for (int i = 0; i < 2; ++i) {
-    const int row = blockRow + wg * T::WGM + warp * 16 + i * 8 + lane / 4;
-    if (row >= M) continue;
-    const bool guardRow = rowGuard[row - blockRow];
-    float* c = C + static_cast<long long>(row) * ldc;
-#pragma unroll
-    for (int j = 0; j < BN / 8; ++j) {
-      const int col = blockCol + j * 8 + 2 * (lane % 4);
-      float r[2] = {sum[4 * j + 2 * i], sum[4 * j + 2 * i + 1]};
-#pragma unroll
-      for (int h = 0; h < 2; ++h)
-        if (col + h < N && (guardRow || colGuard[col - blockCol + h] || !isfinite(r[h])))
-          r[h] = fp32_dot(A, lda, B, ldb, K, row, col + h);
-      const float v0 = alpha * r[0], v1 = alpha * r[1];
-      if (pairedC && col + 1 < N) {  // one 64-bit store (and load, when beta != 0)
-        float2 out = make_float2(v0, v1);
-        if (beta != 0.f) {  // BLAS semantics: with beta == 0, C is not read (it may hold NaN)
-          const float2 old = *reinterpret_cast<const float2*>(c + col);
-          out.x += beta * old.x, out.y += beta * old.y;
-        }
-        *reinterpret_cast<float2*>(c + col) = out;
-      } else {
-        if (col < N) c[col] = beta == 0.f ? v0 : v0 + beta * c[col];
-        if (col + 1 < N) c[col + 1] = beta == 0.f ? v1 : v1 + beta * c[col + 1];
-      }
-    }
-  }
+  store_fragment<BN>(sum, blockRow + wg * T::WGM, blockRow, blockCol, rowGuard, colGuard, M, N, K,
+                     alpha, A, lda, B, ldb, beta, C, ldc, pairedC, partial);
 #endif  // sm_90a
 }
 
@@ -540,7 +556,6 @@ __global__ void __launch_bounds__(Fused::kThreads, 1)
   };
 
   const int wg = tid / 128;  // rows wg*64 .. of the tile
-  const int lane = tid % 32;
   // acc[4j + 2i + c] = C[blockRow + wg*64 + 16warp + lane/4 + 8i][blockCol + 8j + 2(lane%4) + c]
   // (the wgmma fragment): the tensor cores' sum over this chunk of K; sum: the FP32 sum of the
   // chunks before it.
@@ -590,54 +605,13 @@ __global__ void __launch_bounds__(Fused::kThreads, 1)
     __syncthreads();  // the next stage is stored, and both warpgroups are done with this one
   }
 
-  const int warp = tid / 32 % 4;
-  if (partial != nullptr) {  // one slice of several: raw sums and this slice's flags
-    float* out = partial + static_cast<long long>(blockIdx.y) * M * N;
-#pragma unroll
-    for (int i = 0; i < 2; ++i) {
-      const int row = blockRow + wg * 64 + warp * 16 + i * 8 + lane / 4;
-      if (row >= M) continue;
-#pragma unroll
-      for (int j = 0; j < BN / 8; ++j) {
-        const int col = blockCol + j * 8 + 2 * (lane % 4);
-        if (col < N) out[static_cast<long long>(row) * N + col] = sum[4 * j + 2 * i];
-        if (col + 1 < N) out[static_cast<long long>(row) * N + col + 1] = sum[4 * j + 2 * i + 1];
-      }
-    }
+  if (partial != nullptr) {  // one slice of several: this slice's flags, then its raw sums
     int* flags = guards + static_cast<long long>(blockIdx.y) * (M + N);
     if (tid < BM && blockRow + tid < M) flags[blockRow + tid] = rowGuard[tid];
     if (tid < BN && blockCol + tid < N) flags[M + blockCol + tid] = colGuard[tid];
-    return;
   }
-  // One slice: C, straight from the fragments; the guard path redoes what the tensor cores
-  // cannot answer (see fp32_dot).
-#pragma unroll
-  for (int i = 0; i < 2; ++i) {
-    const int r = wg * 64 + warp * 16 + i * 8 + lane / 4, row = blockRow + r;
-    if (row >= M) continue;
-    float* c = C + static_cast<long long>(row) * ldc;
-#pragma unroll
-    for (int j = 0; j < BN / 8; ++j) {
-      const int cc = j * 8 + 2 * (lane % 4), col = blockCol + cc;
-      float v[2] = {sum[4 * j + 2 * i], sum[4 * j + 2 * i + 1]};
-#pragma unroll
-      for (int h = 0; h < 2; ++h)
-        if (col + h < N && (rowGuard[r] | colGuard[cc + h] || !isfinite(v[h])))
-          v[h] = fp32_dot(A, lda, B, ldb, K, row, col + h);
-      const float v0 = alpha * v[0], v1 = alpha * v[1];
-      if (pairedC && col + 1 < N) {  // one 64-bit store (and load, when beta != 0)
-        float2 out = make_float2(v0, v1);
-        if (beta != 0.f) {  // BLAS semantics: with beta == 0, C is not read (it may hold NaN)
-          const float2 old = *reinterpret_cast<const float2*>(c + col);
-          out.x += beta * old.x, out.y += beta * old.y;
-        }
-        *reinterpret_cast<float2*>(c + col) = out;
-      } else {
-        if (col < N) c[col] = beta == 0.f ? v0 : v0 + beta * c[col];
-        if (col + 1 < N) c[col + 1] = beta == 0.f ? v1 : v1 + beta * c[col + 1];
-      }
-    }
-  }
+  store_fragment<BN>(sum, blockRow + wg * 64, blockRow, blockCol, rowGuard, colGuard, M, N, K,
+                     alpha, A, lda, B, ldb, beta, C, ldc, pairedC, partial);
 #endif  // sm_90a
 }
 

@@ -10,6 +10,7 @@ scripts/docs-tables and their CPU tests need nothing installed.
 """
 import functools
 import json
+import math
 import re
 import statistics
 from dataclasses import dataclass
@@ -198,25 +199,54 @@ def _shape_cell(r):  # "512×16384×4096"
     return f"{r.M}×{r.N}×{r.K}"
 
 
-def _row(r, reference, first):
+def _geometric_means(mine, others, rung, compare):
+    """The sentence under a compared table: each rung's geometric mean of % over the shapes
+    that all of them ran."""
+    ok = {(r.shape, r.padded): r for r in mine if r.status == "ok"}
+    keys = [k for k in ok if all(k in others[n] and others[n][k].status == "ok"
+                                 for n in compare)]
+    if not keys:
+        return "No shape ran on every compared rung: no geometric means."
+
+    def mean(rows):
+        return math.exp(statistics.fmean(math.log(rows[k].pct_of_reference) for k in keys))
+    means = [f"rung {rung} {mean(ok):.1f}%"] + [f"rung {n} {mean(others[n]):.1f}%"
+                                                for n in compare]
+    return (f"Geometric mean of % of the reference over the {len(keys)} shapes every one "
+            f"ran: {', '.join(means)}.")
+
+
+def _row(r, reference, first, extra=()):
     """A table row of one rung's Result; its reference's GFLOP/s from `reference` (the
-    reference's own row) when the rung has none."""
+    reference's own row) when the rung has none; `extra` cells at the end."""
     cublas = r.reference_gflops if r.reference_gflops is not None else \
         (reference.gflops if reference else None)
     if r.status == "ok":
         cells = [_number(r.gflops, 0), _number(cublas, 0), _number(r.pct_of_reference, 1)]
     else:
         cells = ["skipped" if r.status == "skipped" else "FAILED", _number(cublas, 0), "—"]
-    return "| " + " | ".join(first + cells) + " |"
+    return "| " + " | ".join(first + cells + list(extra)) + " |"
 
 
-def rung_markdown(context, results, rung, source):
+def rung_markdown(context, results, rung, source, compare=()):
     """One rung at every shape of the JSON, in markdown: a sentence naming the GPU and
     `source` (where the JSON is, as the reader should see it), the square sizes, the other
-    shapes, and a line per skipped or failed shape. None when the JSON has no such rung."""
+    shapes, and a line per skipped or failed shape. With `compare` (rung numbers of the same
+    reference), a column of each one's % per shape and the geometric means of the %s over
+    the shapes every one of them ran. None when the JSON has no such rung."""
     mine = [r for r in results if r.rung == rung]
     if not mine:
         return None
+    others = {n: {(r.shape, r.padded): r for r in results if r.rung == n} for n in compare}
+    for n, rows in others.items():
+        if not rows:
+            raise Error(f"compare={n}: the JSON holds no results of rung {n}")
+        if next(iter(rows.values())).reference != mine[0].reference:
+            raise Error(f"compare={n}: rung {n} has another reference than rung {rung}")
+
+    def pcts(r):  # the compared rungs' % on r's shape
+        got = [others[n].get((r.shape, r.padded)) for n in compare]
+        return [_number(o.pct_of_reference if o and o.status == "ok" else None, 1) for o in got]
     ref = mine[0].reference
     title = REFERENCE_TITLES[ref]
     reference = {(r.shape, r.padded): r for r in results
@@ -228,20 +258,25 @@ def rung_markdown(context, results, rung, source):
                "cuBLAS in TF32 mode (CUBLAS_COMPUTE_32F_FAST_TF32)")
     lines = [f"`sgemm_bench` on {gpu_summary(context)} ({source}). {checked}"
              f"% of {title} is against {against} timed in the same run, on the same shape."]
+    extra = "".join(f" rung {n} % |" for n in compare)
+    rule = " ---: |" * len(compare)
     square = sorted((r for r in mine if r.square), key=lambda r: r.M)
     if square:
-        lines += ["", f"| M = N = K | GFLOP/s | {title} GFLOP/s | % of {title} |",
-                  "| ---: | ---: | ---: | ---: |"]
-        lines += [_row(r, reference.get((r.shape, r.padded)), [str(r.M)]) for r in square]
+        lines += ["", f"| M = N = K | GFLOP/s | {title} GFLOP/s | % of {title} |{extra}",
+                  "| ---: | ---: | ---: | ---: |" + rule]
+        lines += [_row(r, reference.get((r.shape, r.padded)), [str(r.M)], pcts(r))
+                  for r in square]
     other = [r for r in mine if not r.square]
     if other:
         kinds = shape_kinds(context)
-        lines += ["", f"| shape | M×N×K | GFLOP/s | {title} GFLOP/s | % of {title} |",
-                  "| :--- | ---: | ---: | ---: | ---: |"]
+        lines += ["", f"| shape | M×N×K | GFLOP/s | {title} GFLOP/s | % of {title} |{extra}",
+                  "| :--- | ---: | ---: | ---: | ---: |" + rule]
         for r in other:
             kind = kinds.get(r.shape, "") + (" (padded)" if r.padded else "")
             lines.append(_row(r, reference.get((r.shape, r.padded)),
-                              [kind.strip() or "—", _shape_cell(r)]))
+                              [kind.strip() or "—", _shape_cell(r)], pcts(r)))
+    if compare:
+        lines += ["", _geometric_means(mine, others, rung, compare)]
     notes = [f"- {_shape_cell(r)} {'skipped' if r.status == 'skipped' else 'FAILED'}: "
              f"{r.message}" for r in mine if r.status != "ok"]
     return "\n".join(lines + ([""] + notes if notes else [])) + "\n"

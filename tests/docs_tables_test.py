@@ -8,6 +8,7 @@ Each test builds a small repository in a temporary folder (docs/NN_name.md named
 real rung, results/<gpu>/bench.json) and runs the script on it.
 """
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -82,6 +83,28 @@ class RenderTest(unittest.TestCase):
     def test_a_rung_not_in_the_json_renders_nothing(self):
         self.assertIsNone(bench_results.rung_markdown(self.context, self.results, 99, "SRC"))
 
+    def test_compare_adds_columns_and_geometric_means(self):
+        text = bench_results.rung_markdown(self.context, self.results, 8, "SRC", (6, 7))
+        self.assertIn("| % of cuBLAS | rung 6 % | rung 7 % |", text)
+        by = {(r.rung, r.shape): r for r in self.results}
+        shapes = [r.shape for r in self.results if r.rung == 8 and r.status == "ok"
+                  and all(by[(n, r.shape)].status == "ok" for n in (6, 7))]
+        self.assertTrue(shapes, "the fixture has shapes every compared rung ran")
+        for shape in shapes:
+            r = by[(8, shape)]
+            first = f"| {r.M} |" if r.square else f"| {r.M}×{r.N}×{r.K} |"
+            row = next(line for line in text.splitlines() if first in line)
+            self.assertTrue(row.endswith(f"| {by[(6, shape)].pct_of_reference:.1f} | "
+                                         f"{by[(7, shape)].pct_of_reference:.1f} |"), row)
+        for n in (8, 6, 7):
+            logs = [math.log(by[(n, shape)].pct_of_reference) for shape in shapes]
+            self.assertIn(f"rung {n} {math.exp(sum(logs) / len(logs)):.1f}%", text)
+        self.assertIn(f"over the {len(shapes)} shapes every one ran", text)
+
+    def test_compare_with_a_rung_of_another_reference_or_none_is_an_error(self):
+        with self.assertRaisesRegex(ladder.Error, "no results of rung 99"):
+            bench_results.rung_markdown(self.context, self.results, 8, "SRC", (99,))
+
 
 class ScriptTest(unittest.TestCase):
     def setUp(self):
@@ -126,6 +149,13 @@ class ScriptTest(unittest.TestCase):
         context, results = bench_results.load(self.json)
         self.assertIn(bench_results.rung_markdown(context, results, self.rung.number,
                                                   f"[{JSON}](../{JSON})"), text)
+        self.assertEqual(self.tables("--check").returncode, 0)
+
+    def test_compare_in_the_marker(self):
+        self.write(self.doc, DOC.replace(f"{JSON} -->", f"{JSON} compare=6,7 -->"))
+        self.assertEqual(self.tables().returncode, 0)
+        self.assertIn("| rung 6 % | rung 7 % |", self.text())
+        self.assertIn("Geometric mean", self.text())
         self.assertEqual(self.tables("--check").returncode, 0)
 
     def test_check_fails_when_a_number_is_edited(self):

@@ -14,11 +14,17 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu_support.h"
 #include "seeded_random.h"
 #include "sgemm.h"
+
+// Rung 15 with its path and slices of K forced, whatever its choice would be (the kernel file).
+namespace sgemm::every_shape_3xtf32 {
+cudaError_t launch_config(int path, int slices, const Gemm& gemm, cudaStream_t stream);
+}
 
 namespace sgemm::testing {
 namespace {
@@ -244,14 +250,21 @@ struct OnDevice {
   }
 };
 
-using Param = int;  // rung number
+// A rung through sgemm::launch, or rung 15 on one of its paths: the shapes here are small
+// enough that its choice would always take the fused kernel, and the semantics must hold on
+// rung 14's pre-pass path and on the sums of slices of K too.
+struct Param {
+  int rung;
+  int path = -1;  // -1: sgemm::launch; 0: rung 15's fused kernel; 1: its pre-pass path
+  int slices = 1;
+};
 
 class RungSemantics : public ::testing::TestWithParam<Param> {
  protected:
   void SetUp() override {
     SGEMM_SKIP_WITHOUT_GPU();
     harness_ = std::make_unique<Harness>(0);
-    SGEMM_SKIP_UNSUPPORTED_RUNG(GetParam());
+    SGEMM_SKIP_UNSUPPORTED_RUNG(GetParam().rung);
   }
 
   // The rung and the cuBLAS of its class on the same inputs, compared element by element.
@@ -262,12 +275,16 @@ class RungSemantics : public ::testing::TestWithParam<Param> {
     SeededRandom random(seed);
     c.fill(in, random);
     const Shape& s = p.shape;
-    const RungInfo& rung = *find_rung(GetParam());
+    const RungInfo& rung = *find_rung(GetParam().rung);
     OnDevice A(in.A, p.offset.a), B(in.B, p.offset.b), C(in.C0, p.offset.c), ref(in.C0, 0);
-    std::string why;
-    const Status status = launch(rung.number, s.M, s.N, s.K, p.alpha, A.at, s.a_ld(), B.at,
-                                 s.b_ld(), p.beta, C.at, s.c_ld(), harness_->stream(), &why);
-    EXPECT_EQ(status, Status::ok) << why;
+    const Gemm gemm{s.M, s.N, s.K, p.alpha, A.at, s.a_ld(), B.at, s.b_ld(), p.beta, C.at, s.c_ld()};
+    if (GetParam().path < 0) {
+      std::string why;
+      EXPECT_EQ(launch(rung, gemm, harness_->stream(), &why), Status::ok) << why;
+    } else {
+      CUDA_CHECK(every_shape_3xtf32::launch_config(GetParam().path, GetParam().slices, gemm,
+                                                   harness_->stream()));
+    }
     harness_->cublas(rung.precision, p, A.at, B.at, ref.at);
     sync();
     std::vector<float> got(in.C0.size()), expected(in.C0.size());
@@ -327,24 +344,34 @@ TEST_P(RungSemantics, BottomOfNormalRangeWithBeta) { expect_case("bottom_of_norm
 TEST_P(RungSemantics, SpanningExponents) { expect_case("spanning_exponents"); }
 TEST_P(RungSemantics, NanPayloads) {
   expect_case("nan_payloads");
-  if (find_rung(GetParam())->precision == Precision::tf32) {
+  if (find_rung(GetParam().rung)->precision == Precision::tf32) {
     EXPECT_GT(payload_nans_, 0) << "the documented Inf for a NaN payload is gone: update the docs";
   }
 }
 TEST_P(RungSemantics, TinyTimesHuge) { expect_case("tiny_times_huge"); }
 TEST_P(RungSemantics, WholeExponentRange) { expect_case("whole_exponent_range"); }
 
+// Every rung, then rung 15's paths: the fused kernel with 1 and 3 slices, the pre-pass path
+// with 1 and 2 (with several, the sum kernel runs the guard path).
 std::vector<Param> every_rung() {
   std::vector<Param> params;
-  for (const RungInfo& rung : rungs()) params.push_back(rung.number);
+  for (const RungInfo& rung : rungs()) params.push_back({rung.number});
+  for (const auto& [path, slices] : {std::pair{0, 1}, {0, 3}, {1, 1}, {1, 2}})
+    params.push_back({15, path, slices});
   return params;
 }
 
 INSTANTIATE_TEST_SUITE_P(Ladder, RungSemantics, ::testing::ValuesIn(every_rung()),
-                         [](const ::testing::TestParamInfo<Param>& rung) {
-                           const RungInfo& r = *find_rung(rung.param);
-                           return std::string(rung.param < 10 ? "0" : "") +
-                                  std::to_string(rung.param) + "_" + r.name;
+                         [](const ::testing::TestParamInfo<Param>& instance) {
+                           const Param& p = instance.param;
+                           std::string name = std::string(p.rung < 10 ? "0" : "") +
+                                              std::to_string(p.rung) + "_" +
+                                              find_rung(p.rung)->name;
+                           if (p.path >= 0)
+                             name += std::string(p.path == 0 ? "_fused_" : "_prepass_") +
+                                     std::to_string(p.slices) +
+                                     (p.slices == 1 ? "_slice" : "_slices");
+                           return name;
                          });
 
 }  // namespace
