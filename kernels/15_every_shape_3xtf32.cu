@@ -231,6 +231,30 @@ __device__ __forceinline__ void store_fragment(const float* sum, int rowBase, in
 [[maybe_unused]] constexpr bool kSmallProducts = true;
 #endif
 
+// One stage's wgmmas as one group, for both kernels: per k8 step the small products first
+// (lo x hi, hi x lo), then hi x hi. The four planes are K-major rows of kSpan bytes under the
+// 128- or 64-byte swizzle: this warpgroup's 64 rows of A_hi and A_lo, and BN rows of Bt_hi and
+// Bt_lo. accumulate = 0: the first wgmma overwrites acc (a chunk's first stage).
+template <int BN, int BK, int kSpan>
+__device__ __forceinline__ void mma_stage(float (&acc)[BN / 2], const uint8_t* aHiPlane,
+                                          const uint8_t* aLoPlane, const uint8_t* bHiPlane,
+                                          const uint8_t* bLoPlane, int accumulate) {
+  const uint64_t aHi = make_descriptor<kSpan>(aHiPlane), aLo = make_descriptor<kSpan>(aLoPlane);
+  const uint64_t bHi = make_descriptor<kSpan>(bHiPlane), bLo = make_descriptor<kSpan>(bLoPlane);
+  fence_accumulators(acc);
+  wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < BK / 8; ++kk) {
+    const uint64_t step = kk * 32 >> 4;  // k = 8kk: 32 bytes into each row, in 16-byte units
+    if constexpr (kSmallProducts) {
+      WgmmaTf32<BN>::mma(acc, aLo + step, bHi + step, kk == 0 ? accumulate : 1);
+      WgmmaTf32<BN>::mma(acc, aHi + step, bLo + step, 1);
+    }
+    WgmmaTf32<BN>::mma(acc, aHi + step, bHi + step, kSmallProducts || kk > 0 ? 1 : accumulate);
+  }
+  wgmma_commit();
+}
+
 // BN: columns of C per block (one m64nBNk8 wgmma); BK: depth of one stage (16 or 32 floats:
 // one 64- or 128-byte swizzle span per row); STAGES: buffers of the ring; PROMOTE: stages per
 // chunk of K that the tensor cores sum before the chunk is added to FP32 accumulators in
@@ -377,22 +401,8 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE>::kThreads, 1)
     mbar_wait(&full[buf], phase);  // this buffer's four boxes have landed
     const uint8_t* stage = ring + buf * T::kStageBytes;
     const uint8_t* a = stage + wg * T::WGM * T::kSpan;  // this warpgroup's rows of A_hi
-    const uint64_t aHi = make_descriptor<T::kSpan>(a);
-    const uint64_t aLo = make_descriptor<T::kSpan>(a + T::kBoxBytesA);
-    const uint64_t bHi = make_descriptor<T::kSpan>(stage + 2 * T::kBoxBytesA);
-    const uint64_t bLo = make_descriptor<T::kSpan>(stage + 2 * T::kBoxBytesA + T::kBoxBytesB);
-    fence_accumulators(acc);
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < BK / 8; ++kk) {
-      const uint64_t step = kk * 32 >> 4;  // k = 8kk: 32 bytes into each row, in 16-byte units
-      if constexpr (kSmallProducts) {
-        WgmmaTf32<BN>::mma(acc, aLo + step, bHi + step, kk == 0 ? accumulate : 1);
-        WgmmaTf32<BN>::mma(acc, aHi + step, bLo + step, 1);
-      }
-      WgmmaTf32<BN>::mma(acc, aHi + step, bHi + step, kSmallProducts || kk > 0 ? 1 : accumulate);
-    }
-    wgmma_commit();
+    mma_stage<BN, BK, T::kSpan>(acc, a, a + T::kBoxBytesA, stage + 2 * T::kBoxBytesA,
+                                stage + 2 * T::kBoxBytesA + T::kBoxBytesB, accumulate);
     fence_accumulators(acc);
   };
   // The group before the one just issued has completed: its buffer is read, release it. The
@@ -562,26 +572,12 @@ __global__ void __launch_bounds__(Fused::kThreads, 1)
   float acc[F::kAccumulators], sum[F::kAccumulators];
 #pragma unroll
   for (int e = 0; e < F::kAccumulators; ++e) acc[e] = sum[e] = 0.f;
-  // The stage's wgmmas as one group: per k8 step the small products first.
+  // The stage's wgmmas as one group (mma_stage).
   auto issue = [&](int buf, int accumulate) {
     const uint8_t* stage = ring + buf * F::kStageBytes;
     const uint8_t* a = stage + wg * 64 * F::kSpan;
-    const uint64_t aHi = make_descriptor<F::kSpan>(a);
-    const uint64_t aLo = make_descriptor<F::kSpan>(a + F::kTileBytes);
-    const uint64_t bHi = make_descriptor<F::kSpan>(stage + 2 * F::kTileBytes);
-    const uint64_t bLo = make_descriptor<F::kSpan>(stage + 3 * F::kTileBytes);
-    fence_accumulators(acc);
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < BK / 8; ++kk) {
-      const uint64_t step = kk * 32 >> 4;  // k = 8kk: 32 bytes into each row, in 16-byte units
-      if constexpr (kSmallProducts) {
-        WgmmaTf32<BN>::mma(acc, aLo + step, bHi + step, kk == 0 ? accumulate : 1);
-        WgmmaTf32<BN>::mma(acc, aHi + step, bLo + step, 1);
-      }
-      WgmmaTf32<BN>::mma(acc, aHi + step, bHi + step, kSmallProducts || kk > 0 ? 1 : accumulate);
-    }
-    wgmma_commit();
+    mma_stage<BN, BK, F::kSpan>(acc, a, a + F::kTileBytes, stage + 2 * F::kTileBytes,
+                                stage + 3 * F::kTileBytes, accumulate);
   };
 
   // The first stage, then per stage: its wgmmas, the next stage's loads and split while they

@@ -3,25 +3,7 @@
 # (experiments/rung15/configs.cu), the speed before and after (experiments/timing/before_after.cu
 # against .baseline/kernels), then every test. Short files to $OUT as each step ends.
 #   OUT=<dir> experiments/rung15/session.sh
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-$PWD/gpu-out}
-W=$PWD/session-logs
-mkdir -p "$OUT" "$W"
-export SGEMM_REQUIRE_GPU=1 CMAKE_PREFIX_PATH=$PWD/.deps/usr
-save() { tar -czf "$OUT/logs.tar.gz" -C "$W" . 2>/dev/null; }
-step() {  # step NAME SECONDS COMMAND...: run with a time limit, log to $W/NAME.txt and $OUT
-  local name=$1 limit=$2; shift 2
-  echo "=== $name ($limit s at most)"
-  timeout "$limit" "$@" > "$W/$name.txt" 2>&1
-  echo "=== $name: exit $? after $SECONDS s"
-  cp "$W/$name.txt" "$OUT/" 2>/dev/null
-  save
-}
-nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active \
-  --format=csv,nounits -lms 500 > "$W/clocks.csv" 2>&1 &
-clock_log=$!
-trap 'kill $clock_log 2>/dev/null; save' EXIT
+source "$(dirname "$0")/../session_common.sh"  # $OUT, $W, step, the clock log
 
 cmake -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null &&
   cmake --build build-gpu -j 16 > "$W/build.log" 2>&1 || { tail -30 "$W/build.log"; exit 1; }

@@ -5,27 +5,7 @@
 # must report unsupported and their tests skip). Short files go to $OUT as each step ends, the
 # rest into $OUT/logs.tar.gz: a call cut off at its limit still brings back what it finished.
 #   OUT=<dir> experiments/semantics/session.sh
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-$PWD/gpu-out}
-W=$PWD/session-logs
-mkdir -p "$OUT" "$W"
-export SGEMM_REQUIRE_GPU=1 CMAKE_PREFIX_PATH=$PWD/.deps/usr
-save() { tar -czf "$OUT/logs.tar.gz" -C "$W" . 2>/dev/null; }
-step() {  # step NAME SECONDS COMMAND...: run with a time limit, log to $W/NAME.txt and $OUT
-  local name=$1 limit=$2; shift 2
-  echo "=== $name ($limit s at most)"
-  timeout "$limit" "$@" > "$W/$name.txt" 2>&1
-  echo "=== $name: exit $? after $SECONDS s"
-  cp "$W/$name.txt" "$OUT/" 2>/dev/null
-  save
-}
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version,power.draw,power.limit \
-  --format=csv > "$W/gpu.csv"
-nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active \
-  --format=csv,nounits -lms 500 > "$W/clocks.csv" 2>&1 &
-clock_log=$!
-trap 'kill $clock_log 2>/dev/null; save' EXIT
+source "$(dirname "$0")/../session_common.sh"  # $OUT, $W, step, the clock log
 
 cmake -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null &&
   cmake --build build-gpu -j 16 > "$W/build.log" 2>&1 || { tail -30 "$W/build.log"; exit 1; }

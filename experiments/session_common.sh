@@ -1,0 +1,26 @@
+# Sourced by the experiments' one-call GPU sessions (experiments/*/session.sh): the repository
+# root as working folder, $OUT (files that come back) and $W (session-logs/, packed into
+# $OUT/logs.tar.gz), SGEMM_REQUIRE_GPU=1, the carried .deps/, the clock log, and
+#   step NAME SECONDS COMMAND...   run with a time limit, log to $W/NAME.txt, copy it to $OUT
+# so that a call cut off at its limit still brings back what it finished.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+OUT=${OUT:-$PWD/gpu-out}
+W=$PWD/session-logs
+mkdir -p "$OUT" "$W"
+export SGEMM_REQUIRE_GPU=1 CMAKE_PREFIX_PATH=$PWD/.deps/usr
+save() { tar -czf "$OUT/logs.tar.gz" -C "$W" . 2>/dev/null; }
+step() {
+  local name=$1 limit=$2; shift 2
+  echo "=== $name ($limit s at most)"
+  timeout "$limit" "$@" > "$W/$name.txt" 2>&1
+  echo "=== $name: exit $? after $SECONDS s"
+  cp "$W/$name.txt" "$OUT/" 2>/dev/null
+  save
+}
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version,power.draw,power.limit \
+  --format=csv > "$W/gpu.csv" 2>&1
+nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active \
+  --format=csv,nounits -lms 500 > "$W/clocks.csv" 2>&1 &
+clock_log=$!
+trap 'kill $clock_log 2>/dev/null; save' EXIT
