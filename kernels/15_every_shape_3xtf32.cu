@@ -231,6 +231,18 @@ __device__ __forceinline__ void store_fragment(const float* sum, int rowBase, in
 [[maybe_unused]] constexpr bool kSmallProducts = true;
 #endif
 
+// The first row and column of C of block blockIdx.x's tile, for both kernels: tiles are walked
+// in groups of `groupRows` tile rows, down the columns of each group, so that the blocks running
+// at once share rows of A and columns of B in L2.
+__device__ __forceinline__ int2 tile_origin(int M, int N, int BM, int BN, int groupRows) {
+  const int tilesM = (M + BM - 1) / BM, tilesN = (N + BN - 1) / BN;
+  const int perGroup = groupRows * tilesN;
+  const int first = static_cast<int>(blockIdx.x) / perGroup * groupRows;  // group's first row
+  const int rowsHere = min(tilesM - first, groupRows);
+  const int inGroup = static_cast<int>(blockIdx.x) % perGroup;
+  return make_int2((first + inGroup % rowsHere) * BM, inGroup / rowsHere * BN);
+}
+
 // One stage's wgmmas as one group, for both kernels: per k8 step the small products first
 // (lo x hi, hi x lo), then hi x hi. The four planes are K-major rows of kSpan bytes under the
 // 128- or 64-byte swizzle: this warpgroup's 64 rows of A_hi and A_lo, and BN rows of Bt_hi and
@@ -320,13 +332,8 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE>::kThreads, 1)
   __shared__ uint64_t full[STAGES];   // buffer s holds its boxes: 1 arrival and their bytes
   __shared__ uint64_t empty[STAGES];  // buffer s is read: one arrival per consumer warp
 
-  const int tilesM = (M + BM - 1) / BM, tilesN = (N + BN - 1) / BN;
-  const int perGroup = groupRows * tilesN;
-  const int first = static_cast<int>(blockIdx.x) / perGroup * groupRows;  // group's first row
-  const int rowsHere = min(tilesM - first, groupRows);
-  const int inGroup = static_cast<int>(blockIdx.x) % perGroup;
-  const int blockRow = (first + inGroup % rowsHere) * BM;
-  const int blockCol = inGroup / rowsHere * BN;
+  const int2 origin = tile_origin(M, N, BM, BN, groupRows);
+  const int blockRow = origin.x, blockCol = origin.y;  // (lambdas below capture them)
   const int kBegin = blockIdx.y * kSlice, kEnd = min(K, kBegin + kSlice);
   const int kTiles = (kEnd - kBegin + BK - 1) / BK;  // a slice's last box stops at K, not kEnd:
                                                      // kSlice is a multiple of BK
@@ -511,13 +518,8 @@ __global__ void __launch_bounds__(Fused::kThreads, 1)
   uint8_t* ring = raw + (1024 - smem_addr(raw) % 1024) % 1024;
   __shared__ int rowGuard[BM], colGuard[BN];  // this tile's rows of A, columns of B: flagged
 
-  const int tilesM = (M + BM - 1) / BM, tilesN = (N + BN - 1) / BN;
-  const int perGroup = groupRows * tilesN;
-  const int first = static_cast<int>(blockIdx.x) / perGroup * groupRows;  // group's first row
-  const int rowsHere = min(tilesM - first, groupRows);
-  const int inGroup = static_cast<int>(blockIdx.x) % perGroup;
-  const int blockRow = (first + inGroup % rowsHere) * BM;
-  const int blockCol = inGroup / rowsHere * BN;
+  const int2 origin = tile_origin(M, N, BM, BN, groupRows);
+  const int blockRow = origin.x, blockCol = origin.y;  // (lambdas below capture them)
   const int kBegin = blockIdx.y * kSlice, kEnd = min(K, kBegin + kSlice);
   const int kTiles = (kEnd - kBegin + BK - 1) / BK;
 
