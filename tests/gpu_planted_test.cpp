@@ -19,6 +19,9 @@ cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
 namespace sgemm::every_shape_3xtf32_planted {
 cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
 }
+namespace sgemm::ozaki_int8_planted {
+cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
+}
 
 namespace sgemm::testing {
 namespace {
@@ -74,6 +77,31 @@ INSTANTIATE_TEST_SUITE_P(Rungs, PlantedTf32Accuracy, ::testing::ValuesIn(kPlante
                          [](const ::testing::TestParamInfo<Planted>& planted) {
                            return std::string(planted.param.rung);
                          });
+
+// Rung 16 with 11 bits fewer in each scaled integer: split inputs no longer fit its integers
+// at K = 4096 (the exact check fails), and its error is 2^11 times rung 16's, above the
+// random check's FP64 rule at K = 4096 and at K = 131072 (two chunks of K, each reduced mod
+// p_l). The real rung passes the same checks.
+class PlantedCoarseIntegers : public GpuTest {
+ protected:
+  CheckReport check(const Kernel& kernel, const Problem& p, CheckMode mode) {
+    return harness_->check(kernel, p, mode, 3, "planted", Precision::fp32);
+  }
+};
+
+TEST_F(PlantedCoarseIntegers, FailsTheFp32Checks) {
+  SGEMM_SKIP_UNSUPPORTED_RUNG(16);
+  for (const Problem& p : {Problem{{256, 192, 4096}}, Problem{{128, 96, 131072}}})
+    for (CheckMode mode : {CheckMode::exact, CheckMode::random}) {
+      // At K = 131072 the exact check's whole numbers fit even the coarse integers.
+      if (mode == CheckMode::exact && p.shape.K > kSplitInputMaxK) continue;
+      SCOPED_TRACE(p.str() + " " + to_string(mode));
+      const CheckReport broken = check(&ozaki_int8_planted::launch, p, mode);
+      EXPECT_FALSE(broken.pass()) << broken.summary();
+      const CheckReport real = check(harness_->kernel(16), p, mode);
+      EXPECT_TRUE(real.pass()) << real.summary();
+    }
+}
 
 }  // namespace
 }  // namespace sgemm::testing

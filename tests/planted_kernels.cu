@@ -1,5 +1,6 @@
 // Rungs 13, 14 and 15 with their small products left out (SGEMM_PLANT_NO_SMALL_PRODUCTS): 3xTF32
-// kernels that compute at TF32 accuracy, which the FP32 checks must fail
+// kernels that compute at TF32 accuracy, and rung 16 with coarse integers, which the FP32
+// checks must fail
 // (gpu_planted_test.cpp). Each file lands in a namespace of its own, `<name>_planted`, beside
 // the library's real rung. Built for sm_90a (rung 14 is Hopper-only code).
 #define SGEMM_PLANT_NO_SMALL_PRODUCTS
@@ -12,3 +13,9 @@
 #define every_shape_3xtf32 every_shape_3xtf32_planted
 #include "15_every_shape_3xtf32.cu"
 #undef every_shape_3xtf32
+// Rung 16 with 11 bits fewer in each scaled integer (SGEMM_PLANT_COARSE_SCALE): the Ozaki
+// scheme with too few bits, about 2^11 times rung 16's error.
+#define SGEMM_PLANT_COARSE_SCALE
+#define ozaki_int8 ozaki_int8_planted
+#include "16_ozaki_int8.cu"
+#undef ozaki_int8

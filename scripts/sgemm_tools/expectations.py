@@ -55,7 +55,7 @@ def check_rule(rule, instances, where_text, labels):
     for k in chosen:
         name = labels[id(k)]
         if where == "main_loop" and not k["main_loop"]:
-            results.append((False, f"{name}: no main loop (no loop with FFMA, HMMA or HGMMA) -- {why}"))
+            results.append((False, f"{name}: no main loop (no loop with FFMA, HMMA, HGMMA or IGMMA) -- {why}"))
             continue
         failed = []
         shown = []

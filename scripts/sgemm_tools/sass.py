@@ -4,7 +4,7 @@ Counts: FFMA and every other opcode base; LDS/LDG/STS/... also by access width i
 is plain `LDS` in SASS, LDS.128 is `LDS.128` or `LDS.U.128`); how the FFMAs read their operands
 (the reuse cache, the register banks: an estimate, see operand_counts). A loop is a backward
 branch, except from the out-of-line code after the kernel's last EXIT; the main loop is the
-loop whose body holds the most FFMA, HMMA and HGMMA, the innermost one on a tie. Counts are
+loop whose body holds the most FFMA, HMMA, HGMMA and IGMMA, the innermost one on a tie. Counts are
 static: one pass through the code as written.
 """
 import re
@@ -213,8 +213,8 @@ def analyse(instructions):
 
 
 # What a GEMM's main loop is made of: FFMA on the CUDA cores, HMMA (mma.sync) or HGMMA
-# (wgmma) on the tensor cores.
-ARITHMETIC = ("FFMA", "HMMA", "HGMMA")
+# (wgmma, floating point) or IGMMA (wgmma, integer) on the tensor cores.
+ARITHMETIC = ("FFMA", "HMMA", "HGMMA", "IGMMA")
 
 
 def arithmetic(counts):

@@ -11,7 +11,7 @@ from .sass import SLOTS
 
 COLUMNS = ["instructions", "FFMA", "LDS.32", "LDS.64", "LDS.128", "LDG.32", "LDG.64", "LDG.128",
            "STS.32", "STS.64", "STS.128", "BAR", "LDL", "STL", "LDGSTS", "UTMALDG", "SYNCS",
-           "USETMAXREG"]
+           "USETMAXREG", "HGMMA", "IGMMA"]
 ALWAYS = {"instructions", "FFMA", "LDS.32", "LDS.128", "LDG.32", "LDG.128", "STS.32", "BAR",
           "LDL", "STL"}  # shown even when every count is 0; the others only when one is not
 
@@ -33,7 +33,7 @@ def print_tables(kernels, binary):
     short = {"instructions": "instr"}
     heads = [short.get(c, c) for c in columns]
     print(f"SASS of {binary} ({', '.join(sorted(archs))})\n")
-    print("Main loop: the loop holding the most FFMA, HMMA and HGMMA; one pass through its body")
+    print("Main loop: the loop holding the most FFMA, HMMA, HGMMA and IGMMA; one pass through its body")
     rows = []
     for k in kernels:
         lp = k["main_loop"]
@@ -105,7 +105,7 @@ def print_listing(kernels):
         lp = k["main_loop"]
         print(f"\nMain loop of {title(k)} ({k['arch']}):")
         if not lp:
-            print("  (no loop with FFMA, HMMA or HGMMA)")
+            print("  (no loop with FFMA, HMMA, HGMMA or IGMMA)")
             continue
         for address, opcode, operands in lp["_body"]:
             print(f"  /*{address:04x}*/  {opcode} {operands}".rstrip())
