@@ -56,6 +56,10 @@ int main(int argc, char** argv) {
       else
         throw std::invalid_argument("unknown flag " + flag);
     }
+    for (int count : counts)
+      if (count < 4 || count > 8)
+        throw std::invalid_argument("--counts: " + std::to_string(count) +
+                                    " moduli; rung 16 takes 4 to 8");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sgemm_moduli: %s\n", e.what());
     return 2;
