@@ -1,8 +1,9 @@
 // Hopper's primitives, for the rungs that use them (10 and later): shared-memory addresses,
-// mbarriers, TMA copies, setmaxnreg, and wgmma with its shared-memory descriptors and
-// TF32 and INT8 instruction shapes. None of them is a lesson of its own; docs/10_tma_specialized.md
-// explains each one once, and the rungs' docs show how they are used. Device code only; the
-// host side (tensor maps, shared-memory opt-in, the workspace) is in runtime.h.
+// mbarriers, TMA copies, cp.async that completes on an mbarrier, setmaxnreg, and wgmma with its
+// shared-memory descriptors and TF32 and INT8 instruction shapes. None of them is a lesson of its
+// own; docs/10_tma_specialized.md explains each one once, and the rungs' docs show how they are
+// used. Device code only; the host side (tensor maps, shared-memory opt-in, the workspace) is in
+// runtime.h.
 //
 // Every function here is one PTX instruction, or a handful, with what it guarantees. The
 // sm_90a-only ones (setmaxnreg, wgmma) compile to nothing in a pass for another target, so a
@@ -84,6 +85,23 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, i
       " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(smem_addr(dst)),
       "l"(map), "r"(c0), "r"(c1), "r"(smem_addr(bar))
       : "memory");
+}
+
+// ---- cp.async with mbarrier completion: 4 bytes from global `src` to shared `dst`, zeros
+// when `valid` is false (src is not read). .ca: cached in L1 as well, since the rest of each
+// 32-byte sector arrives through the warp's next copies.
+__device__ __forceinline__ void copy4_async(float* dst, const float* src, bool valid) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr(dst)),
+               "l"(__cvta_generic_to_global(src)), "r"(valid ? 4 : 0)
+               : "memory");
+}
+
+// Arrives once on `bar` when every cp.async this thread issued before has landed (and its
+// bytes are visible to whoever waits on the barrier). .noinc: the arrival is one of the
+// `count` the barrier was initialized with.
+__device__ __forceinline__ void copies_arrive(uint64_t* bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_addr(bar))
+               : "memory");
 }
 
 // Fetches a tensor map into the descriptor cache ahead of its first copy.

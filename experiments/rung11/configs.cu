@@ -14,10 +14,9 @@ cudaError_t launch_config(int config, int slices, int M, int N, int K, float alp
 namespace {
 
 sgemm::Kernel fixed(int config, int slices) {
-  return [config, slices](int M, int N, int K, float alpha, const float* A, int lda, const float* B,
-                          int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
-    return sgemm::every_shape::launch_config(config, slices, M, N, K, alpha, A, lda, B, ldb, beta,
-                                             C, ldc, stream);
+  return [config, slices](const sgemm::Gemm& g, cudaStream_t stream) {
+    return sgemm::every_shape::launch_config(config, slices, g.M, g.N, g.K, g.alpha, g.A, g.lda,
+                                             g.B, g.ldb, g.beta, g.C, g.ldc, stream);
   };
 }
 

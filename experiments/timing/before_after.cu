@@ -6,7 +6,8 @@
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Irunner -I<baseline>/kernels \
 //        experiments/timing/before_after.cu <build>/libsgemm_harness.a \
 //        <build>/libsgemm_ladder.a -lcublas -ldl -o before_after && ./before_after 4096 8192
-// (not -Ikernels: the kernel files' names are the same in both trees, and the first found wins)
+// (not -Ikernels: the kernel files' names are the same in both trees, and the first found wins;
+// the baseline's launchers take the problem as one Gemm, as the library's do)
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -16,9 +17,8 @@
 #include "report.h"
 #include "sgemm.h"
 
-// The baseline's kernel files, renamed. Each was self-contained before the Hopper plumbing
-// moved to hopper.cuh and runtime.h; rungs 10 and 11 call the baseline's rung 9, renamed too
-// (its launcher took the problem's values one by one).
+// The baseline's kernel files, renamed: the SIMT rungs whose kernels changed last (10, and 11,
+// which copies it), and rung 9, which both call for the operands TMA cannot read.
 #define async_copy async_copy_before
 #include "09_async_copy.cu"
 #define tma_specialized tma_specialized_before
@@ -28,34 +28,15 @@
 #include "11_every_shape.cu"
 #undef every_shape
 #undef async_copy
-#define mma_tf32 mma_tf32_before
-#include "12_mma_tf32.cu"
-#undef mma_tf32
-#define mma_3xtf32 mma_3xtf32_before
-#include "13_mma_3xtf32.cu"
-#undef mma_3xtf32
-#define wgmma_3xtf32 wgmma_3xtf32_before
-#include "14_wgmma_3xtf32.cu"
-#undef wgmma_3xtf32
 
 namespace {
 
 using namespace sgemm;
 
-// A launcher of the baseline, which took the problem's values one by one.
-using Before = cudaError_t (*)(int, int, int, float, const float*, int, const float*, int, float,
-                               float*, int, cudaStream_t);
-
 struct Pair {
   int rung;
-  Before before;
+  cudaError_t (*before)(const Gemm&, cudaStream_t);
 };
-
-Kernel kernel_of(Before before) {
-  return [before](const Gemm& g, cudaStream_t stream) {
-    return before(g.M, g.N, g.K, g.alpha, g.A, g.lda, g.B, g.ldb, g.beta, g.C, g.ldc, stream);
-  };
-}
 
 }  // namespace
 
@@ -66,18 +47,15 @@ int main(int argc, char** argv) {
   Harness h(0);
   std::printf("GPU: %s\n", describe(h.gpu()).c_str());
   const std::vector<Pair> pairs = {{10, &tma_specialized_before::launch},
-                                   {11, &every_shape_before::launch},
-                                   {12, &mma_tf32_before::launch},
-                                   {13, &mma_3xtf32_before::launch},
-                                   {14, &wgmma_3xtf32_before::launch}};
+                                   {11, &every_shape_before::launch}};
   std::printf("%-6s %-16s %10s %10s %10s %9s %9s %12s\n", "size", "rung", "reference", "before",
               "after", "% before", "% after", "after/before");
   for (int n : sizes)
     for (const Pair& p : pairs) {
       const Problem problem{{n, n, n}};
       const std::vector<Timing> t =
-          h.time_in_turn({h.kernel(reference_for(find_rung(p.rung)->precision)),
-                          kernel_of(p.before), h.kernel(p.rung)},
+          h.time_in_turn({h.kernel(reference_for(find_rung(p.rung)->precision)), Kernel(p.before),
+                          h.kernel(p.rung)},
                          problem, TimingOptions{});
       auto tflops = [&](const Timing& x) { return x.gflops(problem) / 1e3; };
       std::printf("%-6d %-16s %10.1f %10.1f %10.1f %9.1f %9.1f %12.4f\n", n,
