@@ -90,6 +90,8 @@ struct Tile {
   // producer warpgroup drops to kProducerRegs, enough for its copies' addresses; the consumers
   // rise to kConsumerRegs, paid for by what the producer released.
   static constexpr int kLaunchRegs = 16384 / (32 * ((kThreads / 32 + 3) / 4)) / 8 * 8;
+  // 56, not rung 10's 40: with 40, ptxas gave this rung's 128 x 256 loop registers that put 54%
+  // of its FFMAs in potential bank conflicts (tests/sass_expectations.json holds it to 15%).
   static constexpr int kProducerRegs = 56;
   static constexpr int kConsumerRegs =
       kLaunchRegs + kProducerThreads * (kLaunchRegs - kProducerRegs) / kConsumerThreads / 8 * 8;
