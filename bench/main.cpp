@@ -44,6 +44,7 @@ void add_context(const GpuInfo& gpu, const SweepOptions& o) {
                 r.timing.rounds, r.timing.block_ms, r.timing.reps, r.timing.warmup);
   benchmark::AddCustomContext("sgemm_timing", timing);
   benchmark::AddCustomContext("sgemm_alpha_beta", number(r.alpha) + ", " + number(r.beta));
+  benchmark::AddCustomContext("sgemm_inputs", r.inputs.name());
   benchmark::AddCustomContext("sgemm_check_seed", std::to_string(r.seed));
   benchmark::AddCustomContext("sgemm_max_seconds_per_run", number(o.max_seconds_per_run));
   benchmark::AddCustomContext("sgemm_shape_kinds", shape_kinds());

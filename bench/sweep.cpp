@@ -33,7 +33,8 @@ Sweep::Sweep(Harness& harness, const SweepOptions& options)
     : harness_(harness), options_(options), timing_(options.run.timing) {}
 
 void Sweep::run(benchmark::State& state, const Runnable& runnable, const Shape& shape) {
-  Measurement m = start_measurement(runnable, {shape, options_.run.alpha, options_.run.beta});
+  Measurement m = start_measurement(
+      runnable, {shape, options_.run.alpha, options_.run.beta, {}, options_.run.inputs});
   const Kernel kernel = harness_.kernel(runnable);
   std::string label = "reference", why;
   try {

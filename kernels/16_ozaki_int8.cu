@@ -115,6 +115,11 @@ struct Crt {
 // Uniform data spans 2^23 at most; docs/16 says what the bound does and does not promise.
 constexpr int kMaxSpan = 24;
 
+// A line's flags (Line::flags).
+constexpr int kNonFinite = 1;  // holds Inf or NaN: every product in its line takes the slow path
+constexpr int kInexact = 2;    // some element rounded when scaled: the certificate counts it
+constexpr int kWide = 4;       // spans more than 2^kMaxSpan (the rule before the certificate)
+
 // The exponent of |x| (floor(log2 |x|)) for a finite nonzero x, subnormals included.
 __device__ __forceinline__ int exponent_of(uint32_t bits) {
   const int biased = bits >> 23 & 0xff;
@@ -149,7 +154,10 @@ struct Stats {
   __device__ int scale(double T) const {
     return squares > 0 ? static_cast<int>(floor(T - 0.5 * log2(squares))) : 0;
   }
-  __device__ int guard() const { return nonFinite || maxExp - minExp > kMaxSpan; }
+  __device__ int flags() const {
+    return (nonFinite ? kNonFinite : 0) | (maxExp - minExp > kMaxSpan ? kWide : 0);
+  }
+  __device__ int magnitude_exponent() const { return 6 - maxExp; }
 };
 
 // x 2^s rounded to the nearest integer (ties away from zero), as a magnitude and a sign, from
@@ -158,21 +166,26 @@ struct Stats {
 struct Scaled {
   uint32_t magnitude;
   bool negative;
+  bool inexact;  // bits were rounded away: x 2^s is not an integer
 };
 __device__ __forceinline__ Scaled scale_to_integer(float x, int s) {
   const uint32_t bits = __float_as_uint(x);
   const int biased = bits >> 23 & 0xff;
-  if (biased == 0xff) return {0, false};
+  if (biased == 0xff) return {0, false, false};
   const uint32_t m = biased ? (bits & 0x7fffff) | 0x800000 : bits & 0x7fffff;  // x = m 2^(e-23)
   const int shift = (biased ? biased - 150 : -149) + s;
   uint32_t u;
-  if (shift >= 0)
+  bool inexact = false;
+  if (shift >= 0) {
     u = static_cast<uint32_t>(static_cast<uint64_t>(m) << min(shift, 63));
-  else if (shift < -24)
+  } else if (shift < -24) {
     u = 0;  // m 2^shift < 1/2
-  else
+    inexact = m != 0;
+  } else {
     u = (m + (1u << (-shift - 1))) >> -shift;
-  return {u, (bits >> 31) != 0};
+    inexact = (m & ((1u << -shift) - 1)) != 0;
+  }
+  return {u, (bits >> 31) != 0, inexact};
 }
 
 // The residue of the scaled integer mod P, as the byte of a signed residue in [-128, 127]:
@@ -189,13 +202,52 @@ __device__ __forceinline__ uint32_t residue_byte(Scaled v) {
   }
 }
 
+// What the certificate (below) needs of a row of A or a column of B, besides its scale:
+// filled by the pre-pass, read by the bound plane's epilogue.
+struct Line {
+  double integers;  // sum of |x 2^s| rounded: the scaled integers' magnitudes, exactly
+  int scale;        // s
+  int magnitudeExp; // e: the magnitude bytes are floor(|x| 2^e) <= 127
+  int magnitudes;   // the sum of those bytes
+  int flags;        // kNonFinite, kInexact, kWide
+};
+
+// A line's sums over its elements, merged in any order: every term is an integer and every sum
+// stays below 2^53, so the sums are exact and the result does not depend on the order.
+struct Tally {
+  double integers;
+  int magnitudes, inexact;
+  __device__ void merge(const Tally& o) {
+    integers += o.integers, magnitudes += o.magnitudes, inexact |= o.inexact;
+  }
+};
+
+// The magnitude byte: floor(|x| 2^e), from the bits. e = 6 - (the line's largest exponent), so
+// the byte is at most 127 and sum_k bytes_A bytes_B fits INT32 for K up to kBoundMaxK.
+__device__ __forceinline__ uint32_t magnitude_byte(float x, int e) {
+  const uint32_t bits = __float_as_uint(x);
+  const int biased = bits >> 23 & 0xff;
+  if (biased == 0xff) return 0;
+  const uint32_t m = biased ? (bits & 0x7fffff) | 0x800000 : bits & 0x7fffff;
+  const int shift = (biased ? biased - 150 : -149) + e;  // <= -17: m 2^shift < 128
+  return shift <= -32 ? 0 : m >> -shift;
+}
+
 // Four consecutive elements' residues, packed as 4 bytes, into each plane: plane l at
-// planes + l * planeBytes.
-__device__ __forceinline__ void store_residues(const float (&x)[4], int s, int count,
-                                               uint8_t* planes, size_t planeBytes) {
+// planes + l * planeBytes; then their magnitude bytes into plane `count` (the bound plane).
+__device__ __forceinline__ void store_residues(const float (&x)[4], int s, int e, int count,
+                                               uint8_t* planes, size_t planeBytes, Tally& tally) {
   Scaled v[4];
+  uint32_t bytes = 0;
 #pragma unroll
-  for (int c = 0; c < 4; ++c) v[c] = scale_to_integer(x[c], s);
+  for (int c = 0; c < 4; ++c) {
+    v[c] = scale_to_integer(x[c], s);
+    const uint32_t q = magnitude_byte(x[c], e);
+    bytes |= q << (8 * c);
+    tally.integers += v[c].magnitude;
+    tally.magnitudes += q;
+    tally.inexact |= v[c].inexact;
+  }
 #pragma unroll
   for (int l = 0; l < kMaxModuli; ++l) {
     if (l >= count) break;
@@ -206,36 +258,54 @@ __device__ __forceinline__ void store_residues(const float (&x)[4], int s, int c
     });
     *reinterpret_cast<uint32_t*>(planes + l * planeBytes) = word;
   }
+  *reinterpret_cast<uint32_t*>(planes + count * planeBytes) = bytes;
 }
 
-// Sums a Stats over the block in a fixed order: lanes by a butterfly, then warps in turn.
-template <int kThreads>
-__device__ Stats block_stats(Stats s, Stats* shared) {
+// Sums a value over the block in a fixed order: lanes by a butterfly, then warps in turn.
+// T has merge() and is plain data; shuffle(T, offset) exchanges it between lanes.
+template <int kThreads, class T, class Shuffle>
+__device__ T block_merge(T mine, T* shared, Shuffle shuffle) {
 #pragma unroll
-  for (int o = 16; o > 0; o /= 2) {
-    Stats other = Stats::none();
-    other.squares = __shfl_xor_sync(0xffffffffu, s.squares, o);
-    other.maxExp = __shfl_xor_sync(0xffffffffu, s.maxExp, o);
-    other.minExp = __shfl_xor_sync(0xffffffffu, s.minExp, o);
-    other.nonFinite = __shfl_xor_sync(0xffffffffu, s.nonFinite, o);
-    s.merge(other);
-  }
-  if (threadIdx.x % 32 == 0) shared[threadIdx.x / 32] = s;
+  for (int o = 16; o > 0; o /= 2) mine.merge(shuffle(mine, o));
+  if (threadIdx.x % 32 == 0) shared[threadIdx.x / 32] = mine;
   __syncthreads();
-  Stats all = shared[0];
+  T all = shared[0];
   for (int w = 1; w < kThreads / 32; ++w) all.merge(shared[w]);
   __syncthreads();  // shared is free for the next row
   return all;
 }
 
+template <int kThreads>
+__device__ Stats block_stats(Stats s, Stats* shared) {
+  return block_merge<kThreads>(s, shared, [](const Stats& x, int o) {
+    Stats other = Stats::none();
+    other.squares = __shfl_xor_sync(0xffffffffu, x.squares, o);
+    other.maxExp = __shfl_xor_sync(0xffffffffu, x.maxExp, o);
+    other.minExp = __shfl_xor_sync(0xffffffffu, x.minExp, o);
+    other.nonFinite = __shfl_xor_sync(0xffffffffu, x.nonFinite, o);
+    return other;
+  });
+}
+
+template <int kThreads>
+__device__ Tally block_tally(Tally t, Tally* shared) {
+  return block_merge<kThreads>(t, shared, [](const Tally& x, int o) {
+    return Tally{__shfl_xor_sync(0xffffffffu, x.integers, o),
+                 __shfl_xor_sync(0xffffffffu, x.magnitudes, o),
+                 __shfl_xor_sync(0xffffffffu, x.inexact, o)};
+  });
+}
+
 // The rows of A (M x K, leading dimension lda, any alignment): one block a row reads it twice
-// (the second time from cache): its statistics, then its residues, 4 elements a thread,
-// into planes [count][M][Kp] (K contiguous, Kp a multiple of 16). scale[i] = s_i, guard[i].
+// (the second time from cache): its statistics, then its residues and magnitude bytes, 4
+// elements a thread, into planes [count + 1][M][Kp] (K contiguous, Kp a multiple of 16), and
+// its Line.
 constexpr int kRowThreads = 256;
 __global__ void __launch_bounds__(kRowThreads)
     sgemm_ozaki_int8_rows(int M, int K, const float* A, long long lda, Crt crt, uint8_t* planes,
-                          int Kp, int* scale, int* guard) {
+                          int Kp, Line* lines) {
   __shared__ Stats partial[kRowThreads / 32];
+  __shared__ Tally partialTally[kRowThreads / 32];
   const size_t planeBytes = static_cast<size_t>(M) * Kp;
   for (int i = blockIdx.x; i < M; i += gridDim.x) {
     const float* a = A + i * lda;
@@ -245,14 +315,18 @@ __global__ void __launch_bounds__(kRowThreads)
       for (int c = 0; c < 4; ++c)
         if (k + c < K) mine.add(a[k + c]);
     const Stats row = block_stats<kRowThreads>(mine, partial);
-    const int s = row.scale(crt.T);
-    if (threadIdx.x == 0) scale[i] = s, guard[i] = row.guard();
+    const int s = row.scale(crt.T), e = row.magnitude_exponent();
+    Tally tally{0.0, 0, 0};
     for (int k = 4 * threadIdx.x; k < K; k += 4 * kRowThreads) {
       float x[4];
 #pragma unroll
       for (int c = 0; c < 4; ++c) x[c] = k + c < K ? a[k + c] : 0.f;
-      store_residues(x, s, crt.count, planes + static_cast<size_t>(i) * Kp + k, planeBytes);
+      store_residues(x, s, e, crt.count, planes + static_cast<size_t>(i) * Kp + k, planeBytes,
+                     tally);
     }
+    const Tally all = block_tally<kRowThreads>(tally, partialTally);
+    if (threadIdx.x == 0)
+      lines[i] = {all.integers, s, e, all.magnitudes, row.flags() | (all.inexact ? kInexact : 0)};
   }
 }
 
@@ -278,22 +352,34 @@ __global__ void __launch_bounds__(kColumnTile * 8)
 }
 
 // Second pass: block (x, y) merges the slices' statistics of its 32 columns in order (their
-// scales; block y = 0 stores them, scale[j] = t_j, guard[j]), then transposes a 128 x 32 tile
-// of B through shared memory and stores its residues K-major: planes [count][N][Kp].
+// scales; block y = 0 stores the Lines' scale, exponent and flags), then transposes a 128 x 32
+// tile of B through shared memory and stores its residues and magnitude bytes K-major: planes
+// [count + 1][N][Kp]. Each block adds its rows' tallies to the columns' Lines (zeroed first):
+// integer sums, the same in any order.
 constexpr int kTransposeDepth = 128;
 __global__ void __launch_bounds__(kColumnTile * 8)
     sgemm_ozaki_int8_columns(int K, int N, const float* B, long long ldb, const Stats* partial,
-                             Crt crt, uint8_t* planes, int Kp, int* scale, int* guard) {
+                             Crt crt, uint8_t* planes, int Kp, Line* lines) {
   __shared__ float4 tile[kColumnTile][kTransposeDepth / 4 + 1];  // [n][k]: 16-byte rows of k
-  __shared__ int columnScale[kColumnTile];
+  __shared__ int columnScale[kColumnTile], columnExp[kColumnTile];
+  __shared__ Tally columnTally[kColumnTile];
   const int n0 = blockIdx.x * kColumnTile, k0 = blockIdx.y * kTransposeDepth;
   const int x = threadIdx.x, y = threadIdx.y;
-  if (y == 0 && n0 + x < N) {
-    Stats column = Stats::none();
-    const int slices = (K + kSliceRows - 1) / kSliceRows;
-    for (int z = 0; z < slices; ++z) column.merge(partial[z * static_cast<long long>(N) + n0 + x]);
-    columnScale[x] = column.scale(crt.T);
-    if (blockIdx.y == 0) scale[n0 + x] = columnScale[x], guard[n0 + x] = column.guard();
+  if (y == 0) {
+    columnTally[x] = {0.0, 0, 0};
+    if (n0 + x < N) {
+      Stats column = Stats::none();
+      const int slices = (K + kSliceRows - 1) / kSliceRows;
+      for (int z = 0; z < slices; ++z)
+        column.merge(partial[z * static_cast<long long>(N) + n0 + x]);
+      columnScale[x] = column.scale(crt.T);
+      columnExp[x] = column.magnitude_exponent();
+      if (blockIdx.y == 0) {
+        Line& line = lines[n0 + x];
+        line.scale = columnScale[x], line.magnitudeExp = columnExp[x];
+        atomicOr(&line.flags, column.flags());
+      }
+    }
   }
   float* t = reinterpret_cast<float*>(tile);
   constexpr int kRow = kTransposeDepth + 4;  // floats from one n to the next
@@ -308,8 +394,19 @@ __global__ void __launch_bounds__(kColumnTile * 8)
     if (n0 + n >= N || k >= K) continue;
     const float4 v = tile[n][quad];
     const float four[4] = {v.x, v.y, v.z, v.w};
-    store_residues(four, columnScale[n], crt.count, planes + static_cast<size_t>(n0 + n) * Kp + k,
-                   planeBytes);
+    Tally tally{0.0, 0, 0};
+    store_residues(four, columnScale[n], columnExp[n], crt.count,
+                   planes + static_cast<size_t>(n0 + n) * Kp + k, planeBytes, tally);
+    atomicAdd(&columnTally[n].integers, tally.integers);
+    atomicAdd(&columnTally[n].magnitudes, tally.magnitudes);
+    atomicOr(&columnTally[n].inexact, tally.inexact);
+  }
+  __syncthreads();
+  if (y == 0 && n0 + x < N) {
+    Line& line = lines[n0 + x];
+    atomicAdd(&line.integers, columnTally[x].integers);
+    atomicAdd(&line.magnitudes, columnTally[x].magnitudes);
+    if (columnTally[x].inexact) atomicOr(&line.flags, kInexact);
   }
 }
 
@@ -357,16 +454,56 @@ struct Tile {
       std::min(256, kLaunchRegs + 128 * (kLaunchRegs - kProducerRegs) / (128 * kConsumers) / 8 * 8);
 };
 
+// The certificate: whether the integer path's result for C's element (i, j) is within FP32's
+// bound, checked by the bound plane's epilogue for every element. Scaling rounds each A'_ik
+// = rint(2^s_i a_ik) by at most 1/2 (and B' likewise), so the product's error is at most
+//   E_ij = 2^-(s_i + t_j) (inexact_j sum_k |A'_ik| + inexact_i (sum_k |B'_kj| + K/2)) / 2,
+// from the Lines alone. FP32's bound is relative to S_ij = sum_k |a_ik| |b_kj|; the bound
+// plane gives S's lower and upper bounds from the magnitude bytes q = floor(|x| 2^e):
+//   L_ij = 2^-(e_i + f_j) G_ij <= S_ij <= 2^-(e_i + f_j) (G_ij + sum_k q_ik + sum_k q_kj + K),
+// G = the INT8 product of the bytes, exact. An element is certified when E_ij <= budget L_ij
+// (budget: docs/16), its lines hold no Inf or NaN, and |alpha| S_ij stays far from FP32's
+// overflow (where SGEMM's own sums would round otherwise). Every other element, and with it its
+// row or column, goes to the slow path: a real GEMM (the launcher).
+struct Certificate {
+  const Line* lines;  // M rows of A, then N columns of B
+  double budget;      // error allowed, in units of S_ij, before the rounding to FP32
+  float alpha;
+  int* failRow;  // [M]: set to 1 where a row holds an uncertified element
+  int* failCol;  // [N]: likewise for columns
+};
+
+constexpr double kOverflowGuard = 0x1p126;  // |alpha| S at or above this takes the slow path
+
+__device__ __forceinline__ bool uncertified(const Line& a, const Line& b, int G, int K,
+                                            const Certificate& cert) {
+#ifdef SGEMM_PLANT_SPAN_RULE  // tests/planted_kernels.cu: the rule before the certificate
+  return (a.flags | b.flags) & (kNonFinite | kWide);
+#else
+  if ((a.flags | b.flags) & kNonFinite) return true;
+  const double xa = a.flags & kInexact ? 1.0 : 0.0, xb = b.flags & kInexact ? 1.0 : 0.0;
+  const double E = ldexp(xb * a.integers + xa * (b.integers + 0.5 * K), -(a.scale + b.scale) - 1);
+  const double unit = ldexp(1.0, -(a.magnitudeExp + b.magnitudeExp));
+  const double L = unit * G;
+  const double U = unit * (static_cast<double>(G) + a.magnitudes + b.magnitudes + K);
+  return E * (1 + 0x1p-20) > cert.budget * L || fabs(double(cert.alpha)) * U >= kOverflowGuard;
+#endif
+}
+
 // Block b multiplies modulus l = b / tiles over tile b % tiles (tiles walked in groups of
 // `groupRows` tile rows, as in rung 14) and stores the product mod p_l, one byte an element,
 // into residues [count][M][ldr]. The tensor maps hold all planes, stacked: A_l's rows start at
 // row l M. Boxes that pass row M read the next plane's first rows, whose products land in
 // rows of C that are never stored; past the last plane and past K they arrive as zeros.
-template <int BN, int STAGES>
+// kBound: the bound plane alone (plane `count`, the magnitude bytes): block b over tile b, no
+// reduction mod anything (K <= kBoundMaxK keeps the sums in INT32), and an epilogue that
+// checks the certificate instead of storing residues.
+constexpr int kBoundMaxK = 131072;  // 127^2 K < 2^31
+template <int BN, int STAGES, bool kBound>
 __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
     sgemm_ozaki_int8(int M, int N, int K, int count, const __grid_constant__ CUtensorMap tmA,
                      const __grid_constant__ CUtensorMap tmB, uint8_t* residues, int ldr,
-                     int groupRows) {
+                     int groupRows, Certificate cert) {
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
   __trap();  // compiled out (SGEMM_NO_SM90A): the launcher never starts this kernel
 #else
@@ -381,7 +518,7 @@ __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
 
   const int tilesM = (M + BM - 1) / BM, tilesN = (N + BN - 1) / BN;
   const int tiles = tilesM * tilesN;
-  const int modulus = static_cast<int>(blockIdx.x) / tiles;
+  const int modulus = kBound ? count : static_cast<int>(blockIdx.x) / tiles;
   const int tile = static_cast<int>(blockIdx.x) % tiles;
   const int perGroup = groupRows * tilesN;
   const int first = tile / perGroup * groupRows;  // the group's first tile row
@@ -451,7 +588,7 @@ __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
 
   for (int kt = 0; kt < kTiles; ++kt) {
     issue_stage(kt > 0);
-    if ((kt + 1) % T::kChunkStages == 0 && kt + 1 < kTiles) {
+    if (!kBound && (kt + 1) % T::kChunkStages == 0 && kt + 1 < kTiles) {
       // A chunk of K ends and more follows: drain, release both buffers, reduce mod p_l.
       wgmma_wait<0>();
       if (lane == 0) {
@@ -468,11 +605,32 @@ __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
   }
   wgmma_wait<0>();
   fence_accumulators(acc);
+  const int warp = threadIdx.x / 32 % 4;
+  if constexpr (kBound) {
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      const int row = blockRow + wg * T::WGM + warp * 16 + i * 8 + lane / 4;
+      if (row >= M) continue;
+      const Line a = cert.lines[row];
+      bool rowFails = false;
+#pragma unroll  // acc's indices must be constants: registers, not local memory
+      for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          const int col = blockCol + j * 8 + 2 * (lane % 4) + c;
+          if (col < N && uncertified(a, cert.lines[M + col], acc[4 * j + 2 * i + c], K, cert)) {
+            rowFails = true;
+            cert.failCol[col] = 1;
+          }
+        }
+      if (rowFails) cert.failRow[row] = 1;
+    }
+    return;
+  }
   with_modulus(modulus, [&](auto p) { reduce_mod<decltype(p)::value>(acc); });
 
   // Epilogue: each thread holds pairs of adjacent columns: two bytes a store.
   uint8_t* plane = residues + static_cast<size_t>(modulus) * M * ldr;
-  const int warp = threadIdx.x / 32 % 4;
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
     const int row = blockRow + wg * T::WGM + warp * 16 + i * 8 + lane / 4;
@@ -491,29 +649,19 @@ __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
 
 // ---- The reconstruction.
 
-// The guard path, as in rung 14: C's element (row, col) summed again in plain FP32.
-__device__ float fp32_dot(const float* A, int lda, const float* B, int ldb, int K, int row,
-                          int col) {
-  float sum = 0.f;
-#pragma unroll 1  // rarely run: one short loop per element, not an unrolled one
-  for (int k = 0; k < K; ++k)
-    sum = fmaf(A[static_cast<long long>(row) * lda + k], B[static_cast<long long>(k) * ldb + col],
-               sum);
-  return sum;
-}
-
 // Element (i, j) from its residues r_l in [0, p_l): X = sum r_l w_l - n P = (A'B')_ij, n =
 // rint(sum r_l w_l / P), exactly. With w_l and P in high parts (multiples of 2^22 below 2^64)
 // and low parts (below 2^22), each partial sum is exact in FP64: the high sums are multiples
 // of 2^22 below 2^75, the low ones integers below 2^33; X is their difference, rounded once
 // (exact when it has at most 53 bits, as every exact-mode sum has). Then X is scaled back by
 // 2^-(s_i + t_j), and alpha and beta applied: one rounding to FP32. Four columns a thread.
+// Rows (or columns) flagged in skipRow (skipCol) are left to the slow path; null: none.
 constexpr int kQuads = 64;  // blockDim.x: 256 columns a block; blockDim.y rows
 __global__ void __launch_bounds__(kQuads * 4)
-    sgemm_ozaki_int8_reconstruct(int M, int N, int K, float alpha, const float* A, int lda,
-                                 const float* B, int ldb, float beta, float* C, int ldc,
-                                 const uint8_t* residues, int ldr, Crt crt, const int* scale,
-                                 const int* guard) {
+    sgemm_ozaki_int8_reconstruct(int M, int N, float alpha,
+                                 float beta, float* C, int ldc, const uint8_t* residues,
+                                 int ldr, Crt crt, const Line* lines, const int* skipRow,
+                                 const int* skipCol) {
   const int j0 = (blockIdx.x * kQuads + threadIdx.x) * 4;
   if (j0 >= N) return;
   const size_t planeBytes = static_cast<size_t>(M) * ldr;
@@ -524,12 +672,14 @@ __global__ void __launch_bounds__(kQuads * 4)
       if (l < crt.count)
         word[l] = *reinterpret_cast<const uint32_t*>(residues + l * planeBytes +
                                                      static_cast<size_t>(i) * ldr + j0);
-    const int s = scale[i], guardRow = guard[i];
+    if (skipRow && skipRow[i]) continue;
+    const int s = lines[i].scale;
     float* c = C + static_cast<long long>(i) * ldc;
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
       const int j = j0 + q;
       if (j >= N) break;
+      if (skipCol && skipCol[j]) continue;
       double high = 0, low = 0;
 #pragma unroll
       for (int l = 0; l < kMaxModuli; ++l)
@@ -540,16 +690,58 @@ __global__ void __launch_bounds__(kQuads * 4)
         }
       const double n = rint((high + low) * crt.inverseP);
       const double X = fma(-n, crt.P_hi, high) + fma(-n, crt.P_lo, low);
-      const double product = double(alpha) * ldexp(X, -(s + scale[M + j]));
-      float out;
-      if (!guardRow && !guard[M + j] && isfinite(static_cast<float>(product))) {
-        out = static_cast<float>(beta == 0.f ? product : product + double(beta) * c[j]);
-      } else {
-        out = alpha * fp32_dot(A, lda, B, ldb, K, i, j);
-        if (beta != 0.f) out += beta * c[j];  // BLAS: with beta == 0, C is not read
-      }
-      c[j] = out;
+      const double product = double(alpha) * ldexp(X, -(s + lines[M + j].scale));
+      // BLAS: with beta == 0, C is not read
+      c[j] = static_cast<float>(beta == 0.f ? product : product + double(beta) * c[j]);
     }
+  }
+}
+
+// ---- The slow path's plumbing: which rows (columns) hold uncertified elements, and copies
+// between C (or A, B) and the compact problem the slow path multiplies.
+
+// Block 0 lists the flagged rows in order, block 1 the flagged columns: flags [n] -> list
+// [count], counts[side] = count. Each thread takes a contiguous run of flags; a scan over the
+// block's threads gives each run its place. One block a side: n is at most a few million.
+constexpr int kListThreads = 1024;
+__global__ void __launch_bounds__(kListThreads)
+    sgemm_ozaki_int8_list(int M, int N, const int* fails, int* lists, int* counts) {
+  __shared__ int offsets[kListThreads];
+  const int n = blockIdx.x == 0 ? M : N;
+  const int* flags = fails + (blockIdx.x == 0 ? 0 : M);
+  int* list = lists + (blockIdx.x == 0 ? 0 : M);
+  const int run = (n + kListThreads - 1) / kListThreads;
+  const int first = threadIdx.x * run, last = min(n, first + run);
+  int mine = 0;
+  for (int e = first; e < last; ++e) mine += flags[e] != 0;
+  offsets[threadIdx.x] = mine;
+  __syncthreads();
+  for (int d = 1; d < kListThreads; d *= 2) {  // inclusive scan (Hillis-Steele)
+    const int add = threadIdx.x >= d ? offsets[threadIdx.x - d] : 0;
+    __syncthreads();
+    offsets[threadIdx.x] += add;
+    __syncthreads();
+  }
+  int at = offsets[threadIdx.x] - mine;
+  for (int e = first; e < last; ++e)
+    if (flags[e]) list[at++] = e;
+  if (threadIdx.x == kListThreads - 1) counts[blockIdx.x] = offsets[threadIdx.x];
+}
+
+// Copies the listed rows (byRows) or columns of `matrix` (leading dimension ld) into `compact`
+// or back (toCompact false). Rows: compact is [count][length]; columns: [length][count].
+__global__ void sgemm_ozaki_int8_compact(float* matrix, long long ld, float* compact,
+                                         const int* list, int count, int length, bool byRows,
+                                         bool toCompact) {
+  const size_t total = static_cast<size_t>(count) * length;
+  for (size_t e = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; e < total;
+       e += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    const size_t outer = e / (byRows ? length : count), inner = e % (byRows ? length : count);
+    float* m = byRows ? matrix + list[outer] * ld + inner : matrix + outer * ld + list[inner];
+    if (toCompact)
+      compact[e] = *m;
+    else
+      *m = compact[e];
   }
 }
 
@@ -586,50 +778,103 @@ inline Crt crt_of(int count, int K) {
 
 inline size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
-// The workspace: residues of A [count][M][Kp] and of B transposed [count][N][Kp] (Kp = K
-// rounded up to 16: TMA's row pitch), the products' residues [count][M][ldr] (ldr = N rounded
-// up to 16), the scales and guard flags (M rows, then N columns), the columns' partial
-// statistics [slices of K][N]; each part 256-byte aligned.
+// The workspace: residues and magnitude bytes of A [count + 1][M][Kp] and of B transposed
+// [count + 1][N][Kp] (Kp = K rounded up to 16: TMA's row pitch), the products' residues
+// [count][M][ldr] (ldr = N rounded up to 16), the Lines (M rows, then N columns), the
+// columns' partial statistics [slices of K][N], the fail flags and lists (M, then N) and
+// the two counts; each part 256-byte aligned.
 struct Layout {
   int Kp, ldr;
-  size_t a, b, r, scale, guard, stats, bytes;
+  size_t a, b, r, lines, stats, fails, lists, counts, bytes;
   Layout(int M, int N, int K, int count) {
     Kp = static_cast<int>(round_up(K, 16));
     ldr = static_cast<int>(round_up(N, 16));
     const size_t mn = static_cast<size_t>(M) + N;
     const size_t slices = (K + kSliceRows - 1) / kSliceRows;
     a = 0;
-    b = a + round_up(static_cast<size_t>(count) * M * Kp, 256);
-    r = b + round_up(static_cast<size_t>(count) * N * Kp, 256);
-    scale = r + round_up(static_cast<size_t>(count) * M * ldr, 256);
-    guard = scale + round_up(mn * sizeof(int), 256);
-    stats = guard + round_up(mn * sizeof(int), 256);
-    bytes = stats + slices * N * sizeof(Stats);
+    b = a + round_up(static_cast<size_t>(count + 1) * M * Kp, 256);
+    r = b + round_up(static_cast<size_t>(count + 1) * N * Kp, 256);
+    lines = r + round_up(static_cast<size_t>(count) * M * ldr, 256);
+    stats = lines + round_up(mn * sizeof(Line), 256);
+    fails = stats + round_up(slices * N * sizeof(Stats), 256);
+    lists = fails + round_up(mn * sizeof(int), 256);
+    counts = lists + round_up(mn * sizeof(int), 256);
+    bytes = counts + 2 * sizeof(int);
   }
 };
 
-template <int BN, int STAGES>
+// The INT8 GEMM over planes 0 .. count - 1 (kBound false: their residues) or plane count
+// alone (kBound: the certificate).
+template <int BN, int STAGES, bool kBound>
 cudaError_t multiply(int M, int N, int K, int count, const uint8_t* W, const Layout& L,
-                     uint8_t* residues, cudaStream_t stream, int groupRows) {
+                     uint8_t* residues, const Certificate& cert, cudaStream_t stream,
+                     int groupRows) {
   using T = Tile<BN, STAGES>;
-  constexpr auto kernel = sgemm_ozaki_int8<BN, STAGES>;
+  constexpr auto kernel = sgemm_ozaki_int8<BN, STAGES, kBound>;
   CUtensorMap tmA, tmB;  // built per call (pointers and sizes change)
   cudaError_t err = runtime::allow_shared_bytes<kernel>(T::kSharedBytes);
   if (err == cudaSuccess)
     err = runtime::make_tensor_map(&tmA, W + L.a, CU_TENSOR_MAP_DATA_TYPE_UINT8,
-                                   static_cast<long long>(count) * M, K, L.Kp, T::BM, T::BK,
+                                   static_cast<long long>(count + 1) * M, K, L.Kp, T::BM, T::BK,
                                    CU_TENSOR_MAP_SWIZZLE_128B);
   if (err == cudaSuccess)
     err = runtime::make_tensor_map(&tmB, W + L.b, CU_TENSOR_MAP_DATA_TYPE_UINT8,
-                                   static_cast<long long>(count) * N, K, L.Kp, BN, T::BK,
+                                   static_cast<long long>(count + 1) * N, K, L.Kp, BN, T::BK,
                                    CU_TENSOR_MAP_SWIZZLE_128B);
   if (err != cudaSuccess) return err;
   const long long blocks =
-      static_cast<long long>((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN) * count;
+      static_cast<long long>((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN) * (kBound ? 1 : count);
   if (blocks > 0x7fffffff) return cudaErrorInvalidValue;
   kernel<<<static_cast<unsigned>(blocks), T::kThreads, T::kSharedBytes, stream>>>(
-      M, N, K, count, tmA, tmB, residues, L.ldr, std::max(1, groupRows));
+      M, N, K, count, tmA, tmB, residues, L.ldr, std::max(1, groupRows), cert);
   return cudaGetLastError();
+}
+
+// The error the certificate allows, in units of S_ij = sum_k |a_ik||b_kj|, before the one
+// rounding to FP32 (which adds u |c_ij| <= u S_ij): (min(K, sqrt(K) + 1) - 1) u. FP32's bound
+// is gamma_K ~ K u; SGEMM's errors grow like sqrt(K) u, which the checks allow (docs/00).
+inline double certificate_budget(int K) {
+  return (std::min(static_cast<double>(K), std::sqrt(static_cast<double>(K)) + 1) - 1) *
+         0x1p-24;
+}
+
+// The slow path takes the problem whole when its rows or columns would cover more than this
+// share of C: rung 15 on all of it then costs less than the integer path plus the rest.
+constexpr double kSlowPathShare = 0.25;
+
+// The flagged rows (byRows) or columns of C, computed by rung 15 as one compact GEMM: their
+// rows of A (columns of B) and of C gathered, multiplied, C's scattered back.
+cudaError_t slow_path(const Gemm& g, const int* list, int count, bool byRows,
+                      cudaStream_t stream) {
+  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
+  const size_t operand = static_cast<size_t>(count) * K;
+  const size_t result = static_cast<size_t>(count) * (byRows ? N : M);
+  runtime::Workspace<float> W(operand + result, stream);
+  if (W.error() != cudaSuccess) return W.error();
+  float* compactOperand = W.get();
+  float* compactC = W.get() + operand;
+  const int threads = 256;
+  auto copy = [&](float* matrix, long long ld, float* compact, int length, bool rows, bool in) {
+    const size_t total = static_cast<size_t>(count) * length;
+    const unsigned blocks = static_cast<unsigned>(std::min<size_t>((total + threads - 1) / threads,
+                                                                   65535));
+    sgemm_ozaki_int8_compact<<<blocks, threads, 0, stream>>>(matrix, ld, compact, list, count,
+                                                              length, rows, in);
+    return cudaGetLastError();
+  };
+  // Rows: A's rows (K long) and C's (N long). Columns: B's columns (K long) and C's (M long).
+  cudaError_t err = byRows ? copy(const_cast<float*>(A), lda, compactOperand, K, true, true)
+                           : copy(const_cast<float*>(B), ldb, compactOperand, K, false, true);
+  if (err == cudaSuccess && beta != 0.f)  // BLAS: with beta == 0, C is not read
+    err = copy(C, ldc, compactC, byRows ? N : M, byRows, true);
+  if (err != cudaSuccess) return err;
+  const Gemm compact = byRows ? Gemm{count, N, K, alpha, compactOperand, K, B, ldb, beta,
+                                     compactC, N}
+                              : Gemm{M, count, K, alpha, A, lda, compactOperand, count, beta,
+                                     compactC, count};
+  err = every_shape_3xtf32::launch(compact, stream);
+  if (err == cudaSuccess) err = copy(C, ldc, compactC, byRows ? N : M, byRows, false);
+  return err;
 }
 
 // C = alpha A B + beta C with `count` moduli (kMinModuli to kMaxModuli).
@@ -640,18 +885,27 @@ cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
     return cudaErrorInvalidValue;
   cudaError_t err = runtime::require_sm90();
   if (err != cudaSuccess) return err;
+  // Beyond INT32's range for the bound plane, or without room for the planes: rung 15.
+  if (K > kBoundMaxK) return every_shape_3xtf32::launch(g, stream);
   const Layout L(M, N, K, count);
   runtime::Workspace<uint8_t> W(L.bytes, stream);
   if (W.error() == cudaErrorMemoryAllocation) return every_shape_3xtf32::launch(g, stream);
   if (W.error() != cudaSuccess) return W.error();
   uint8_t* w = W.get();
-  int* scale = reinterpret_cast<int*>(w + L.scale);
-  int* guard = reinterpret_cast<int*>(w + L.guard);
+  Line* lines = reinterpret_cast<Line*>(w + L.lines);
   Stats* stats = reinterpret_cast<Stats*>(w + L.stats);
+  int* fails = reinterpret_cast<int*>(w + L.fails);
+  int* lists = reinterpret_cast<int*>(w + L.lists);
+  int* counts = reinterpret_cast<int*>(w + L.counts);
   const Crt crt = crt_of(count, K);
+  const size_t mn = static_cast<size_t>(M) + N;
+  if ((err = cudaMemsetAsync(lines + M, 0, N * sizeof(Line), stream)) != cudaSuccess ||
+      (err = cudaMemsetAsync(fails, 0, mn * sizeof(int), stream)) != cudaSuccess)
+    return err;
 
-  sgemm_ozaki_int8_rows<<<std::min(M, 65535 * 8), kRowThreads, 0, stream>>>(
-      M, K, A, lda, crt, w + L.a, L.Kp, scale, guard);
+  // The pre-pass: rows of A, then columns of B (statistics, then residues and bytes).
+  sgemm_ozaki_int8_rows<<<std::min(M, 65535 * 8), kRowThreads, 0, stream>>>(M, K, A, lda, crt,
+                                                                           w + L.a, L.Kp, lines);
   const int slices = (K + kSliceRows - 1) / kSliceRows;
   const dim3 columnBlock(kColumnTile, 8);
   const unsigned columnTiles = (N + kColumnTile - 1) / kColumnTile;
@@ -661,16 +915,37 @@ cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
   if ((err = cudaGetLastError()) != cudaSuccess) return err;
   sgemm_ozaki_int8_columns<<<dim3(columnTiles, (K + kTransposeDepth - 1) / kTransposeDepth),
                              columnBlock, 0, stream>>>(K, N, B, ldb, stats, crt, w + L.b, L.Kp,
-                                                       scale + M, guard + M);
+                                                       lines + M);
   if ((err = cudaGetLastError()) != cudaSuccess) return err;
+
+  // The certificate first: it decides how much the integer path can answer.
+  const Certificate cert{lines, certificate_budget(K), alpha, fails, fails + M};
   uint8_t* residues = w + L.r;
-  err = multiply<256, 4>(M, N, K, count, w, L, residues, stream, 8);
+  err = multiply<256, 4, true>(M, N, K, count, w, L, residues, cert, stream, 8);
+  if (err != cudaSuccess) return err;
+  sgemm_ozaki_int8_list<<<2, kListThreads, 0, stream>>>(M, N, fails, lists, counts);
+  int flagged[2] = {0, 0};  // rows, columns
+  if ((err = cudaGetLastError()) != cudaSuccess ||
+      (err = cudaMemcpyAsync(flagged, counts, sizeof flagged, cudaMemcpyDeviceToHost, stream)) !=
+          cudaSuccess ||
+      (err = cudaStreamSynchronize(stream)) != cudaSuccess)
+    return err;
+  const double rowsShare = static_cast<double>(flagged[0]) / M;
+  const double columnsShare = static_cast<double>(flagged[1]) / N;
+  const bool byRows = rowsShare <= columnsShare;
+  if (std::min(rowsShare, columnsShare) > kSlowPathShare)
+    return every_shape_3xtf32::launch(g, stream);
+
+  err = multiply<256, 4, false>(M, N, K, count, w, L, residues, cert, stream, 8);
   if (err != cudaSuccess) return err;
   const dim3 block(kQuads, 4);
   const dim3 grid((N + 4 * kQuads - 1) / (4 * kQuads), std::min((M + 3) / 4, 65535));
-  sgemm_ozaki_int8_reconstruct<<<grid, block, 0, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C,
-                                                           ldc, residues, L.ldr, crt, scale, guard);
-  return cudaGetLastError();
+  const bool slow = flagged[byRows ? 0 : 1] > 0;
+  sgemm_ozaki_int8_reconstruct<<<grid, block, 0, stream>>>(
+      M, N, alpha, beta, C, ldc, residues, L.ldr, crt, lines, slow && byRows ? fails : nullptr,
+      slow && !byRows ? fails + M : nullptr);
+  if ((err = cudaGetLastError()) != cudaSuccess || !slow) return err;
+  return slow_path(g, byRows ? lists : lists + M, flagged[byRows ? 0 : 1], byRows, stream);
 }
 
 cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {

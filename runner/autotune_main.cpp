@@ -73,7 +73,7 @@ int run(const Args& a) {
     check_candidate(h, c, r, m);
     for (const Shape& shape : r.shapes) {
       Measurement timed = m;
-      timed.problem = {shape, r.alpha, r.beta};
+      timed.problem = {shape, r.alpha, r.beta, {}, r.inputs};
       if (timed.pass) time(h, c.kernel, false, t, timed);  // in turn with cuBLAS
       std::printf("[%3zu/%zu] rung %d %-48s %s %s %8.0f GFLOP/s %6.1f%% of cuBLAS\n", i + 1,
                   all.size(), c.rung, c.params.c_str(), shape.str().c_str(),

@@ -163,8 +163,17 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
 
 namespace {
 
+// A uniform double in [0, 1) from the 53 high bits of a hash.
+__device__ double unit(uint64_t h) { return static_cast<double>(h >> 11) * 0x1p-53; }
+
+// A standard normal from two hashes (Box-Muller), in FP64.
+__device__ double normal_of(uint64_t h) {
+  const uint64_t g = splitmix64(h);
+  return sqrt(-2.0 * log1p(-unit(h))) * cospi(2.0 * unit(g));
+}
+
 __global__ void fill_matrix_kernel(float* m, int rows, int cols, int ld, Fill fill, uint64_t seed,
-                                   float padding) {
+                                   float padding, float param) {
   const size_t count = static_cast<size_t>(rows) * ld;
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<size_t>(gridDim.x) * blockDim.x) {
@@ -185,8 +194,30 @@ __global__ void fill_matrix_kernel(float* m, int rows, int cols, int ld, Fill fi
                Fill::wide_range) {  // 24 random bits -> e in [-10, 10); the lowest, the sign
       m[i] = copysignf(exp2f(static_cast<float>(h >> 40) * (20.0f / 16777216.0f) - 10.0f),
                        (h & 1) ? -1.0f : 1.0f);
-    } else {  // 24 random bits -> [-1, 1)
+    } else if (fill == Fill::grid) {  // 24 random bits -> [-1, 1) on the 2^-23 grid
       m[i] = static_cast<float>(h >> 40) * (2.0f / 16777216.0f) - 1.0f;
+    } else if (fill == Fill::normal) {
+      m[i] = static_cast<float>(normal_of(h));
+    } else if (fill == Fill::phi) {
+      const uint64_t g = splitmix64(h ^ 0x5851F42D4C957F2Dull);
+      m[i] = static_cast<float>((unit(h) - 0.5) * exp(param * normal_of(g)));
+    } else if (fill == Fill::exponents) {
+      const int range = static_cast<int>(param);
+      const int e = static_cast<int>(splitmix64(h) % (2 * range + 1)) - range;
+      m[i] = copysignf(ldexpf(1.f + static_cast<float>(unit(h)), e), (h & 1) ? -1.f : 1.f);
+    } else {  // uniform in [-1, 1) at full precision: 2u - 1 from 53 random bits, rounded once
+      float x = static_cast<float>(2.0 * unit(h) - 1.0);
+      const size_t row = i / ld, col = i % ld;
+      const bool midColumn = col == static_cast<size_t>(cols / 2);
+      const bool midRow = row == static_cast<size_t>(rows / 2);
+      if (fill == Fill::big_column && midColumn) x *= 0x1p30f;
+      if (fill == Fill::scaled_column && midColumn) x = ldexpf(x, static_cast<int>(param));
+      if (fill == Fill::scaled_row && midRow) x = ldexpf(x, static_cast<int>(param));
+      if ((fill == Fill::zero_column && midColumn) || (fill == Fill::zero_row && midRow)) x = 0.f;
+      if (fill == Fill::big_rows && (splitmix64(seed ^ row) & 1) &&
+          col == splitmix64(seed + row) % static_cast<uint64_t>(cols))
+        x *= 0x1p30f;
+      m[i] = x;
     }
   }
 }
@@ -203,17 +234,26 @@ __global__ void abs_kernel(const float* in, float* out, size_t count) {
     out[i] = fabsf(in[i]);
 }
 
+__global__ void abs64_kernel(const double* in, double* out, size_t count) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x)
+    out[i] = fabs(in[i]);
+}
+
 __global__ void widen_kernel(const float* in, double* out, size_t count) {
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<size_t>(gridDim.x) * blockDim.x)
     out[i] = in[i];
 }
 
-// sums[0] += sum (c - c64)^2, sums[1] += sum c64^2, *max_bits = max |c - c64| / |c64| (as the
-// bits of a non-negative double, which order like the numbers; NaN's bits order above all).
-__global__ void error_kernel(const float* C, const double* C64, int M, int N, int ldc, double* sums,
-                             unsigned long long* max_bits) {
-  double diff2 = 0, ref2 = 0, worst = 0;
+// sums[0] += sum (c - c64)^2, sums[1] += sum c64^2, max_bits[0] = max |c - c64| / |c64| (as
+// the bits of a non-negative double, which order like the numbers; NaN's bits order above
+// all), max_bits[1] = max |c - c64| / (u magnitude) when magnitude is not null.
+__device__ double worse(double a, double b) { return (b > a || isnan(b)) ? b : a; }
+
+__global__ void error_kernel(const float* C, const double* C64, const double* magnitude, int M,
+                             int N, int ldc, double* sums, unsigned long long* max_bits) {
+  double diff2 = 0, ref2 = 0, worst = 0, worstUnits = 0;
   const size_t count = static_cast<size_t>(M) * N;
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<size_t>(gridDim.x) * blockDim.x) {
@@ -222,18 +262,24 @@ __global__ void error_kernel(const float* C, const double* C64, int M, int N, in
     diff2 += d * d;
     ref2 += r * r;
     const double rel = r != 0 ? fabs(d) / fabs(r) : (c == 0 ? 0.0 : INFINITY);
-    worst = (rel > worst || isnan(rel)) ? rel : worst;
+    worst = worse(worst, rel);
+    if (magnitude) {
+      const double s = magnitude[at] * 0x1p-24;
+      worstUnits = worse(worstUnits, s != 0 ? fabs(d) / s : (d == 0 ? 0.0 : INFINITY));
+    }
   }
   for (int offset = 16; offset > 0; offset /= 2) {
     diff2 += __shfl_down_sync(0xffffffffu, diff2, offset);
     ref2 += __shfl_down_sync(0xffffffffu, ref2, offset);
-    const double other = __shfl_down_sync(0xffffffffu, worst, offset);
-    worst = (other > worst || isnan(other)) ? other : worst;
+    worst = worse(worst, __shfl_down_sync(0xffffffffu, worst, offset));
+    worstUnits = worse(worstUnits, __shfl_down_sync(0xffffffffu, worstUnits, offset));
   }
   if (threadIdx.x % 32 == 0) {
     atomicAdd(&sums[0], diff2);
     atomicAdd(&sums[1], ref2);
-    atomicMax(max_bits, static_cast<unsigned long long>(__double_as_longlong(fabs(worst))));
+    atomicMax(&max_bits[0], static_cast<unsigned long long>(__double_as_longlong(fabs(worst))));
+    atomicMax(&max_bits[1],
+              static_cast<unsigned long long>(__double_as_longlong(fabs(worstUnits))));
   }
 }
 
@@ -245,9 +291,10 @@ dim3 grid_for(size_t count) {
 }  // namespace
 
 void fill_matrix(float* m, int rows, int cols, int ld, Fill fill, uint64_t seed, float padding,
-                 cudaStream_t stream) {
+                 cudaStream_t stream, float param) {
   const size_t count = static_cast<size_t>(rows) * ld;
-  fill_matrix_kernel<<<grid_for(count), 256, 0, stream>>>(m, rows, cols, ld, fill, seed, padding);
+  fill_matrix_kernel<<<grid_for(count), 256, 0, stream>>>(m, rows, cols, ld, fill, seed, padding,
+                                                          param);
   CUDA_CHECK(cudaGetLastError());
 }
 
@@ -261,23 +308,29 @@ void abs_copy(const float* in, float* out, size_t count, cudaStream_t stream) {
   CUDA_CHECK(cudaGetLastError());
 }
 
+void abs_copy(const double* in, double* out, size_t count, cudaStream_t stream) {
+  abs64_kernel<<<grid_for(count), 256, 0, stream>>>(in, out, count);
+  CUDA_CHECK(cudaGetLastError());
+}
+
 void widen(const float* in, double* out, size_t count, cudaStream_t stream) {
   widen_kernel<<<grid_for(count), 256, 0, stream>>>(in, out, count);
   CUDA_CHECK(cudaGetLastError());
 }
 
 ErrorVsFp64 error_vs_fp64(const float* C, const double* C64, int M, int N, int ldc,
-                          cudaStream_t stream) {
+                          cudaStream_t stream, const double* magnitude) {
   struct Totals {
     double sums[2];
-    unsigned long long max_bits;
+    unsigned long long max_bits[2];
   };
   Totals* totals = nullptr;
   CUDA_CHECK(cudaMallocAsync(&totals, sizeof(Totals), stream));
   CUDA_CHECK(cudaMemsetAsync(totals, 0, sizeof(Totals), stream));
   const size_t count = static_cast<size_t>(M) * N;
   const dim3 grid = grid_for(count).x < 1024 ? grid_for(count) : dim3(1024);
-  error_kernel<<<grid, 256, 0, stream>>>(C, C64, M, N, ldc, totals->sums, &totals->max_bits);
+  error_kernel<<<grid, 256, 0, stream>>>(C, C64, magnitude, M, N, ldc, totals->sums,
+                                         totals->max_bits);
   const cudaError_t launched = cudaGetLastError();
   Totals host{};
   if (launched == cudaSuccess)
@@ -287,7 +340,8 @@ ErrorVsFp64 error_vs_fp64(const float* C, const double* C64, int M, int N, int l
   CUDA_CHECK(cudaStreamSynchronize(stream));
   ErrorVsFp64 e;
   e.rel_frobenius = std::sqrt(host.sums[0]) / std::sqrt(host.sums[1]);
-  std::memcpy(&e.max_rel, &host.max_bits, sizeof e.max_rel);
+  std::memcpy(&e.max_rel, &host.max_bits[0], sizeof e.max_rel);
+  std::memcpy(&e.max_componentwise, &host.max_bits[1], sizeof e.max_componentwise);
   return e;
 }
 

@@ -73,7 +73,17 @@ class DeviceBuffer {
 
 enum class Fill {
   whole_numbers,  // uniform whole numbers in [-kExactInputMax, kExactInputMax]
-  uniform,        // uniform reals in [-1, 1)
+  uniform,        // uniform reals in [-1, 1) at full precision (inputs.h)
+  grid,           // uniform reals in [-1, 1) on the 2^-23 grid
+  normal,         // standard normal
+  phi,            // (rand - 0.5) exp(phi randn), phi the fill's parameter
+  big_column,     // uniform, column cols / 2 times 2^30
+  big_rows,       // uniform, every other row (by a hash) holds one element times 2^30
+  scaled_column,  // uniform, column cols / 2 times 2^param
+  scaled_row,     // uniform, row rows / 2 times 2^param
+  zero_column,    // uniform, column cols / 2 zero
+  zero_row,       // uniform, row rows / 2 zero
+  exponents,      // +-[1, 2) 2^e, e a uniform whole number in [-param, param]
   wide_range,     // +-2^e, e uniform in [-10, 10): magnitudes spanning 2^-10 .. 2^10
   poison,         // NaN: an output that must be written, or an input that must not be read
   // Exact mode's split inputs (check.h, ExactInputs::split): whole numbers w in [-1, 1], and
@@ -84,9 +94,10 @@ enum class Fill {
 };
 
 // Fills a rows x cols matrix stored with leading dimension ld (ld >= cols) from a seeded
-// hash of each index; the padding columns cols..ld-1 get `padding`.
+// hash of each index; the padding columns cols..ld-1 get `padding`. `param`: phi, or the
+// exponent of the fills that scale.
 void fill_matrix(float* m, int rows, int cols, int ld, Fill fill, uint64_t seed, float padding,
-                 cudaStream_t stream);
+                 cudaStream_t stream, float param = 0.f);
 
 // Sets every element of m[0 .. count) to `value` (NaN poisons an output).
 void fill_value(float* m, size_t count, float value, cudaStream_t stream);
@@ -101,12 +112,18 @@ void widen(const float* in, double* out, size_t count, cudaStream_t stream);
 //   rel_frobenius = ||C - C64||_F / ||C64||_F
 //   max_rel       = max over elements of |c - c64| / |c64| (an element with c64 == 0 counts
 //                   0 if c is 0 too, else infinity)
-// NaN anywhere in C makes both NaN.
+//   max_componentwise = max over elements of |c - c64| / (u S), S = |alpha| sum_k |a||b| +
+//                   |beta| |c0| in FP64 (`magnitude`, same layout; skipped when null), u =
+//                   2^-24: FP32's bound is gamma_K S, about K u S
+// NaN anywhere in C makes all three NaN.
 struct ErrorVsFp64 {
-  double rel_frobenius = 0, max_rel = 0;
+  double rel_frobenius = 0, max_rel = 0, max_componentwise = 0;
 };
 ErrorVsFp64 error_vs_fp64(const float* C, const double* C64, int M, int N, int ldc,
-                          cudaStream_t stream);
+                          cudaStream_t stream, const double* magnitude = nullptr);
+
+// out[i] = |in[i]| in FP64, for the magnitude of the componentwise error.
+void abs_copy(const double* in, double* out, size_t count, cudaStream_t stream);
 
 // Evicts the L2 cache by writing a buffer twice its size, so each timed run starts cold.
 class L2Flusher {

@@ -106,9 +106,47 @@ Gemm gemm_of(const Problem& p, const float* A, const float* B, float* C) {
   return {s.M, s.N, s.K, p.alpha, A, s.a_ld(), B, s.b_ld(), p.beta, C, s.c_ld()};
 }
 
-const char* to_string(InputSet inputs) {
-  return inputs == InputSet::wide_range ? "wide_range" : "uniform";
+namespace {
+
+// What fills A (or B) for these inputs: big-column and big-rows change A alone.
+struct InputFill {
+  Fill fill;
+  float param;
+};
+InputFill input_fill(const Inputs& inputs, bool a) {
+  const float x = static_cast<float>(inputs.parameter);
+  switch (inputs.distribution) {
+    case Distribution::grid:
+      return {Fill::grid, 0.f};
+    case Distribution::normal:
+      return {Fill::normal, 0.f};
+    case Distribution::phi:
+      return {Fill::phi, x};
+    case Distribution::exponents:
+      return {Fill::exponents, x};
+    case Distribution::span:  // A: M x K, its column K/2; B: K x N, its row K/2
+      return a ? InputFill{Fill::scaled_column, x} : InputFill{Fill::zero_row, 0.f};
+    case Distribution::span_b:
+      return a ? InputFill{Fill::zero_column, 0.f} : InputFill{Fill::scaled_row, x};
+    case Distribution::big_column:
+      return {a ? Fill::big_column : Fill::uniform, 0.f};
+    case Distribution::big_rows:
+      return {a ? Fill::big_rows : Fill::uniform, 0.f};
+    default:
+      return {Fill::uniform, 0.f};
+  }
 }
+
+// Fills A and B of `p` with its inputs.
+void fill_inputs(const Problem& p, float* A, float* B, uint64_t seed_a, uint64_t seed_b,
+                 float padding, cudaStream_t stream) {
+  const Shape& s = p.shape;
+  const InputFill fa = input_fill(p.inputs, true), fb = input_fill(p.inputs, false);
+  fill_matrix(A, s.M, s.K, s.a_ld(), fa.fill, seed_a, padding, stream, fa.param);
+  fill_matrix(B, s.K, s.N, s.b_ld(), fb.fill, seed_b, padding, stream, fb.param);
+}
+
+}  // namespace
 
 std::string Runnable::label() const { return std::to_string(number) + " " + name; }
 
@@ -126,7 +164,7 @@ struct Harness::Impl {
   cudaEvent_t start = nullptr, stop = nullptr;
   std::unique_ptr<L2Flusher> flusher;
   Slot a, b, c0, c, expected, abs_a, abs_b, magnitude;
-  Slot a64, b64, c64;  // FP64 copies for the accuracy measurement (two floats per double)
+  Slot a64, b64, c64, mag64;  // FP64 for the accuracy measurement (two floats per double)
 
   Operands operands(const Problem& p) {
     const Shape& s = p.shape;
@@ -155,6 +193,26 @@ struct Harness::Impl {
     if (p.beta == 0.f) CUDA_CHECK(cudaMemsetAsync(C64, 0, in.nc * sizeof(double), stream));
     h.cublas_dgemm(p, A64, B64, C64);
     return C64;
+  }
+
+  // |alpha| |A| |B| + |beta| |C0| in FP64, after fp64_product (which left A and B widened in
+  // a64 and b64, and C0's copy overwritten): the S of the componentwise error.
+  const double* fp64_magnitude(Harness& h, const Problem& p, const Operands& in) {
+    auto doubles = [](Slot& slot, size_t count) {
+      return reinterpret_cast<double*>(slot.get(2 * count));
+    };
+    double* A64 = doubles(a64, in.na);
+    double* B64 = doubles(b64, in.nb);
+    double* mag = doubles(mag64, in.nc);
+    abs_copy(A64, A64, in.na, stream);
+    abs_copy(B64, B64, in.nb, stream);
+    widen(c0.get(in.nc + p.offset.c) + p.offset.c, mag, in.nc, stream);
+    abs_copy(mag, mag, in.nc, stream);
+    Problem absolute = p;
+    absolute.alpha = std::fabs(p.alpha), absolute.beta = std::fabs(p.beta);
+    if (p.beta == 0.f) CUDA_CHECK(cudaMemsetAsync(mag, 0, in.nc * sizeof(double), stream));
+    h.cublas_dgemm(absolute, A64, B64, mag);
+    return mag;
   }
 };
 
@@ -205,6 +263,7 @@ std::string Problem::str() const {
   if (offset.a || offset.b || offset.c)
     out += " offsets=" + std::to_string(offset.a) + "," + std::to_string(offset.b) + "," +
            std::to_string(offset.c);
+  if (!(inputs == Inputs{})) out += " inputs=" + inputs.name();
   return out;
 }
 
@@ -319,16 +378,20 @@ CheckReport Harness::check(const Kernel& kernel, const Problem& p, CheckMode mod
   // Padding of A and B holds NaN too (a read past a row's end), C's a sentinel that must
   // survive (a write past a row's end).
   const bool poison_ab = p.alpha == 0.f;
-  fill_matrix(in.A, s.M, s.K, s.a_ld(),
-              poison_ab ? Fill::poison
-              : split   ? Fill::split_a
-                        : fill,
-              seed * 3 + 0, NAN, m.stream);
-  fill_matrix(in.B, s.K, s.N, s.b_ld(),
-              poison_ab ? Fill::poison
-              : split   ? Fill::split_b
-                        : fill,
-              seed * 3 + 1, NAN, m.stream);
+  if (mode == CheckMode::random && !poison_ab) {
+    fill_inputs(p, in.A, in.B, seed * 3 + 0, seed * 3 + 1, NAN, m.stream);
+  } else {
+    fill_matrix(in.A, s.M, s.K, s.a_ld(),
+                poison_ab ? Fill::poison
+                : split   ? Fill::split_a
+                          : fill,
+                seed * 3 + 0, NAN, m.stream);
+    fill_matrix(in.B, s.K, s.N, s.b_ld(),
+                poison_ab ? Fill::poison
+                : split   ? Fill::split_b
+                          : fill,
+                seed * 3 + 1, NAN, m.stream);
+  }
   const Fill c_fill = p.beta == 0.f ? Fill::poison : fill;
   fill_matrix(C0, s.M, s.N, s.c_ld(), c_fill, seed * 3 + 2, kPaddingSentinel, m.stream);
   CUDA_CHECK(cudaMemcpyAsync(in.C, C0, in.nc * sizeof(float), cudaMemcpyDeviceToDevice, m.stream));
@@ -393,25 +456,24 @@ CheckReport Harness::check(const Kernel& kernel, const Problem& p, CheckMode mod
 }
 
 std::vector<Accuracy> Harness::accuracy(const std::vector<Kernel>& kernels, const Problem& p,
-                                        InputSet inputs, uint64_t seed) {
+                                        uint64_t seed) {
   require_memory(p, true);
   const Shape& s = p.shape;
   Impl& m = *impl_;
   const Operands in = m.operands(p);
   float* C0 = m.c0.get(in.nc + p.offset.c) + p.offset.c;
-  const Fill fill = inputs == InputSet::wide_range ? Fill::wide_range : Fill::uniform;
-  fill_matrix(in.A, s.M, s.K, s.a_ld(), fill, seed * 3 + 0, 0.f, m.stream);
-  fill_matrix(in.B, s.K, s.N, s.b_ld(), fill, seed * 3 + 1, 0.f, m.stream);
-  fill_matrix(C0, s.M, s.N, s.c_ld(), p.beta == 0.f ? Fill::poison : fill, seed * 3 + 2, 0.f,
-              m.stream);
+  fill_inputs(p, in.A, in.B, seed * 3 + 0, seed * 3 + 1, 0.f, m.stream);
+  fill_matrix(C0, s.M, s.N, s.c_ld(), p.beta == 0.f ? Fill::poison : Fill::uniform, seed * 3 + 2,
+              0.f, m.stream);
 
   const double* C64 = m.fp64_product(*this, p, in, C0);
+  const double* magnitude = m.fp64_magnitude(*this, p, in);
   std::vector<Accuracy> out;
   for (const Kernel& kernel : kernels) {
     CUDA_CHECK(
         cudaMemcpyAsync(in.C, C0, in.nc * sizeof(float), cudaMemcpyDeviceToDevice, m.stream));
     run_kernel(kernel, p, in.A, in.B, in.C, m.stream);
-    out.push_back(error_vs_fp64(in.C, C64, s.M, s.N, s.c_ld(), m.stream));
+    out.push_back(error_vs_fp64(in.C, C64, s.M, s.N, s.c_ld(), m.stream, magnitude));
   }
   return out;
 }
@@ -422,8 +484,7 @@ std::vector<Timing> Harness::time_in_turn(const std::vector<Kernel>& kernels, co
   const Shape& s = p.shape;
   Impl& m = *impl_;
   const Operands in = m.operands(p);
-  fill_matrix(in.A, s.M, s.K, s.a_ld(), Fill::uniform, kTimingSeedA, 0.f, m.stream);
-  fill_matrix(in.B, s.K, s.N, s.b_ld(), Fill::uniform, kTimingSeedB, 0.f, m.stream);
+  fill_inputs(p, in.A, in.B, kTimingSeedA, kTimingSeedB, 0.f, m.stream);
   fill_matrix(in.C, s.M, s.N, s.c_ld(), Fill::uniform, kTimingSeedC, 0.f, m.stream);
 
   for (int i = 0; i < options.warmup; ++i)

@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "device.h"
+#include "inputs.h"
 #include "timing.h"
 
 namespace sgemm {
@@ -38,13 +39,6 @@ const Runnable* find_runnable(const std::string& text);
 // The cuBLAS that rungs of `precision` are checked against and compared with.
 const Runnable& reference_for(Precision precision);
 
-// The inputs of an accuracy measurement (docs/00_method.md).
-enum class InputSet {
-  uniform,     // uniform in [-1, 1)
-  wide_range,  // +-2^e, e uniform in [-10, 10)
-};
-const char* to_string(InputSet inputs);
-
 // A result's distance from the FP64 product of the same FP32 inputs (cuBLAS DGEMM).
 using Accuracy = ErrorVsFp64;
 
@@ -63,8 +57,9 @@ struct Problem {
   float alpha = 1.f;
   float beta = 0.f;
   Offsets offset = {};
+  Inputs inputs = {};  // what fills A and B in random checks, timing and accuracy
   double flops() const { return 2.0 * shape.M * shape.N * shape.K; }
-  std::string str() const;  // the shape, then alpha, beta and any offsets
+  std::string str() const;  // the shape, then alpha, beta, any offsets, inputs if not uniform
 };
 
 struct CheckReport {
@@ -116,7 +111,7 @@ class Harness {
   // Each kernel's error against FP64 on the same inputs (C0 = 0 unless beta != 0), one
   // DGEMM for all. Apart from the timed runs, which it does not slow.
   std::vector<Accuracy> accuracy(const std::vector<Kernel>& kernels, const Problem& problem,
-                                 InputSet inputs, uint64_t seed);
+                                 uint64_t seed);
 
   // Times `rung` (kCublasRung for cuBLAS) or `kernel` alone on random inputs, events around
   // each run.

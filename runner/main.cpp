@@ -30,7 +30,7 @@ int run(const Options& o) {
                 runnable.summary.c_str());
     print_rung_header(std::cout, start_measurement(runnable, {}).reference);
     for (const Shape& shape : r.shapes) {
-      Measurement m = start_measurement(runnable, {shape, r.alpha, r.beta});
+      Measurement m = start_measurement(runnable, {shape, r.alpha, r.beta, {}, r.inputs});
       try {
         if (!runnable.reference)
           check(harness, kernel, r.checks, r.seed, "rung" + std::to_string(runnable.number), m);

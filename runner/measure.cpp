@@ -53,8 +53,10 @@ void time(Harness& harness, const Kernel& kernel, bool reference, const TimingOp
 void measure_accuracy(Harness& harness, const Kernel& kernel, uint64_t seed, Measurement& m) {
   const std::vector<Kernel> kernels = {kernel, harness.kernel(kCublasRung),
                                        harness.kernel(kCublasTf32Rung)};
-  for (InputSet inputs : {InputSet::uniform, InputSet::wide_range}) {
-    const std::vector<Accuracy> e = harness.accuracy(kernels, m.problem, inputs, seed);
+  for (const Inputs& inputs : accuracy_inputs()) {
+    Problem p = m.problem;
+    p.inputs = inputs;
+    const std::vector<Accuracy> e = harness.accuracy(kernels, p, seed);
     m.accuracy.push_back({inputs, e[0], e[1], e[2]});
   }
 }

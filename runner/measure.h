@@ -12,10 +12,10 @@
 
 namespace sgemm {
 
-// Errors against FP64 on one input set: the measured runnable's and, on the same inputs, both
-// cuBLAS references'.
+// Errors against FP64 on one input distribution: the measured runnable's and, on the same
+// inputs, both cuBLAS references'.
 struct AccuracyRow {
-  InputSet inputs = InputSet::uniform;
+  Inputs inputs;
   Accuracy measured, cublas, cublas_tf32;
 };
 
@@ -56,7 +56,8 @@ void check(Harness& harness, const Kernel& kernel, ChecksToRun requested, uint64
 void time(Harness& harness, const Kernel& kernel, bool reference, const TimingOptions& options,
           Measurement& m);
 
-// Measures the error against FP64 of `kernel` and of both cuBLAS references on each input set.
+// Measures the error against FP64 of `kernel` and of both cuBLAS references on each of
+// accuracy_inputs() (inputs.h).
 void measure_accuracy(Harness& harness, const Kernel& kernel, uint64_t seed, Measurement& m);
 
 }  // namespace sgemm

@@ -177,6 +177,19 @@ CommonOptions::CommonOptions(CLI::App& app, RunOptions& o) : options_(o) {
   app.add_option("--beta", o.beta, "(0: C is not read)")
       ->check(fp32_number())
       ->capture_default_str();
+  app.add_option_function<std::string>(
+         "--inputs",
+         [&o](const std::string& text) {
+           if (const std::optional<Inputs> in = parse_inputs(text)) o.inputs = *in;
+         },
+         "what fills A and B in random checks, timing and --accuracy: " + inputs_help())
+      ->type_name("DIST")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            return parse_inputs(text) ? "" : "takes " + inputs_help() + ", not '" + text + "'";
+          },
+          ""))
+      ->default_str("uniform");
   app.add_option("--pad", o.pad, "leading dimensions = row length + P")
       ->type_name("P")
       ->check(whole_number(0, 4096))

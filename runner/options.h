@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "check.h"
+#include "inputs.h"
 #include "timing.h"
 
 namespace sgemm {
@@ -19,6 +20,7 @@ struct RunOptions {
   float alpha = 1.f;
   float beta = 0.f;
   int pad = 0;  // leading dimensions = row length + pad
+  Inputs inputs;  // --inputs: what fills A and B
   ChecksToRun checks = ChecksToRun::both;
   TimingOptions timing;  // --warmup, --block-ms, --reps
   uint64_t seed = 1;

@@ -53,18 +53,19 @@ void print_rung_header(std::ostream& out, const std::string& reference) {
 namespace {
 
 std::string error_pair(const Accuracy& a) {
-  return format("%.2e", a.rel_frobenius) + " / " + format("%.2e", a.max_rel);
+  return format("%.2e", a.rel_frobenius) + " / " + format("%.3g", a.max_componentwise);
 }
 
 void print_accuracy(std::ostream& out, const Measurement& m) {
   if (m.accuracy.empty()) return;
   constexpr const char* kRow = "    %-12s %-22s %-22s %-22s\n";
   char line[256];
-  out << "    error vs FP64 (relative Frobenius / largest relative error of an element):\n";
+  out << "    error vs FP64 (relative Frobenius / largest componentwise error, in units of\n"
+         "    u sum_k |a_ik||b_kj|, u = 2^-24; FP32's bound is about K):\n";
   std::snprintf(line, sizeof line, kRow, "inputs", m.name.c_str(), "cublas", "cublas_tf32");
   out << line;
   for (const AccuracyRow& a : m.accuracy) {
-    std::snprintf(line, sizeof line, kRow, to_string(a.inputs), error_pair(a.measured).c_str(),
+    std::snprintf(line, sizeof line, kRow, a.inputs.name().c_str(), error_pair(a.measured).c_str(),
                   error_pair(a.cublas).c_str(), error_pair(a.cublas_tf32).c_str());
     out << line;
   }
@@ -129,6 +130,7 @@ nlohmann::ordered_json to_json(const Measurement& m) {
                                 {"ldc", s.c_ld()},
                                 {"alpha", number(m.problem.alpha)},
                                 {"beta", number(m.problem.beta)},
+                                {"inputs", m.problem.inputs.name()},
                                 {"unsupported_gpu", m.unsupported},
                                 {"checked", m.checked},
                                 // Never true for what was not checked: null, or false when a check
@@ -153,11 +155,12 @@ nlohmann::ordered_json to_json(const Measurement& m) {
   if (!m.accuracy.empty()) {
     auto error = [](const Accuracy& a) {
       return nlohmann::ordered_json{{"rel_frobenius", number(a.rel_frobenius)},
-                                    {"max_rel", number(a.max_rel)}};
+                                    {"max_rel", number(a.max_rel)},
+                                    {"max_componentwise_u", number(a.max_componentwise)}};
     };
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (const AccuracyRow& a : m.accuracy)
-      rows.push_back({{"inputs", to_string(a.inputs)},
+      rows.push_back({{"inputs", a.inputs.name()},
                       {"measured", error(a.measured)},
                       {"cublas", error(a.cublas)},
                       {"cublas_tf32", error(a.cublas_tf32)}});

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "gpu_inputs.h"
 #include "gpu_support.h"
 #include "sgemm.h"
 
@@ -20,6 +21,9 @@ namespace sgemm::every_shape_3xtf32_planted {
 cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
 }
 namespace sgemm::ozaki_int8_planted {
+cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
+}
+namespace sgemm::ozaki_int8_span_rule {
 cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
 }
 
@@ -101,6 +105,31 @@ TEST_F(PlantedCoarseIntegers, FailsTheFp32Checks) {
       const CheckReport real = check(harness_->kernel(16), p, mode);
       EXPECT_TRUE(real.pass()) << real.summary();
     }
+}
+
+// Rung 16 with the rule it had before its certificate (only lines spanning more than 2^24 leave
+// the integer path) fails the inputs checks (gpu_inputs_test.cpp) in every family of inputs
+// that isolates small elements, and the real rung 16 passes the same cases.
+class PlantedSpanRule : public GpuTest {};
+
+TEST_F(PlantedSpanRule, FailsTheInputsChecks) {
+  SGEMM_SKIP_UNSUPPORTED_RUNG(16);
+  const Kernel broken = &ozaki_int8_span_rule::launch;
+  for (const char* name : {"span=8", "span=16", "span=20", "span-b=16", "exponents=8"}) {
+    SCOPED_TRACE(name);
+    int failures = 0;
+    uint64_t seed = 1;
+    for (const Shape& shape : hard_shapes()) {
+      Problem p{shape};
+      p.inputs = *parse_inputs(name);
+      const CheckReport planted =
+          harness_->check(broken, p, CheckMode::random, seed, "planted", Precision::fp32);
+      failures += !planted.pass();
+      const CheckReport real = harness_->check(16, p, CheckMode::random, seed++);
+      EXPECT_TRUE(real.pass()) << p.str() << ": " << real.summary();
+    }
+    EXPECT_GT(failures, 0) << "the planted rule passed every shape";
+  }
 }
 
 }  // namespace

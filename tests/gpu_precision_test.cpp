@@ -106,13 +106,15 @@ TEST_F(Precisions, ErrorAgainstFp64MatchesAHostComputation) {
 }
 
 // cuBLAS SGEMM is FP32-accurate, TF32 is not: the measurement must tell them apart, on both
-// input sets, by the margin the unit roundoffs predict (2^-24 against 2^-11).
+// input distributions of the accuracy report, by the margin the unit roundoffs predict (2^-24
+// against 2^-11); cuBLAS SGEMM within FP32's componentwise bound (K units of u at most).
 TEST_F(Precisions, AccuracyOrdersTheReferences) {
-  const Problem p{{512, 384, 1024}, 1.f, 0.5f};
-  for (InputSet inputs : {InputSet::uniform, InputSet::wide_range}) {
-    SCOPED_TRACE(to_string(inputs));
+  for (const Inputs& inputs : accuracy_inputs()) {
+    Problem p{{512, 384, 1024}, 1.f, 0.5f};
+    p.inputs = inputs;
+    SCOPED_TRACE(inputs.name());
     const std::vector<Accuracy> e = harness_->accuracy(
-        {harness_->kernel(kCublasRung), harness_->kernel(kCublasTf32Rung)}, p, inputs, 3);
+        {harness_->kernel(kCublasRung), harness_->kernel(kCublasTf32Rung)}, p, 3);
     ASSERT_EQ(e.size(), 2u);
     EXPECT_GT(e[0].rel_frobenius, 0);
     EXPECT_LT(e[0].rel_frobenius, 1e-6);
@@ -120,7 +122,35 @@ TEST_F(Precisions, AccuracyOrdersTheReferences) {
     EXPECT_LT(e[1].rel_frobenius, 5e-3);
     EXPECT_GT(e[1].rel_frobenius, 100 * e[0].rel_frobenius);
     EXPECT_GE(e[0].max_rel, e[0].rel_frobenius);
+    EXPECT_GT(e[0].max_componentwise, 0);
+    EXPECT_LT(e[0].max_componentwise, p.shape.K);
+    EXPECT_GT(e[1].max_componentwise, 100 * e[0].max_componentwise);
   }
+}
+
+// The full-precision distributions: uniform fills every significand bit (values off the 2^-23
+// grid), the grid does not; phi = 4 spans far more octaves than phi = 0.5.
+TEST_F(Precisions, DistributionsHaveTheirShape) {
+  const int n = 1 << 16;
+  DeviceBuffer m(n);
+  auto spread = [&](Fill fill, float param, int* offGrid) {
+    fill_matrix(m.get(), 1, n, n, fill, 9, 0.f, harness_->stream(), param);
+    sync();
+    const std::vector<float> host = to_host(m);
+    float lo = INFINITY, hi = 0;
+    *offGrid = 0;
+    for (float x : host) {
+      if (x != 0) lo = std::min(lo, std::fabs(x)), hi = std::max(hi, std::fabs(x));
+      *offGrid += std::ldexp(x, 23) != std::nearbyint(std::ldexp(x, 23));
+    }
+    return std::log2(hi / lo);
+  };
+  int offGrid = 0;
+  spread(Fill::uniform, 0, &offGrid);
+  EXPECT_GT(offGrid, n / 4) << "full precision: most values below 1/2 are off the grid";
+  spread(Fill::grid, 0, &offGrid);
+  EXPECT_EQ(offGrid, 0);
+  EXPECT_GT(spread(Fill::phi, 4, &offGrid), spread(Fill::phi, 0.5f, &offGrid) + 20);
 }
 
 TEST_F(Precisions, WideRangeInputsSpanTwentyOctaves) {

@@ -14,8 +14,17 @@
 #include "15_every_shape_3xtf32.cu"
 #undef every_shape_3xtf32
 // Rung 16 with 11 bits fewer in each scaled integer (SGEMM_PLANT_COARSE_SCALE): the Ozaki
-// scheme with too few bits, about 2^11 times rung 16's error.
+// scheme with too few bits, about 2^11 times rung 16's error. Without its certificate
+// (SGEMM_PLANT_SPAN_RULE, below), which would send every such element to the slow path.
 #define SGEMM_PLANT_COARSE_SCALE
+#define SGEMM_PLANT_SPAN_RULE
 #define ozaki_int8 ozaki_int8_planted
+#include "16_ozaki_int8.cu"
+#undef ozaki_int8
+#undef SGEMM_PLANT_COARSE_SCALE
+// Rung 16 with the rule it had before its certificate (SGEMM_PLANT_SPAN_RULE): only lines that
+// span more than 2^24 leave the integer path; the error is then bounded relative to the
+// lines' norms, not to each element's sum_k |a||b|. The inputs checks must fail it.
+#define ozaki_int8 ozaki_int8_span_rule
 #include "16_ozaki_int8.cu"
 #undef ozaki_int8
