@@ -157,7 +157,10 @@ struct Stats {
   __device__ int flags() const {
     return (nonFinite ? kNonFinite : 0) | (maxExp - minExp > kMaxSpan ? kWide : 0);
   }
-  __device__ int magnitude_exponent() const { return 6 - maxExp; }
+  // e with the line's RMS 2^e near 2^3 (magnitude_byte); 0 for a zero line.
+  __device__ int magnitude_exponent(int K) const {
+    return squares > 0 ? 3 - static_cast<int>(floor(0.5 * log2(squares / K))) : 0;
+  }
 };
 
 // x 2^s rounded to the nearest integer (ties away from zero), as a magnitude and a sign, from
@@ -205,32 +208,35 @@ __device__ __forceinline__ uint32_t residue_byte(Scaled v) {
 // What the certificate (below) needs of a row of A or a column of B, besides its scale:
 // filled by the pre-pass, read by the bound plane's epilogue.
 struct Line {
-  double integers;  // sum of |x 2^s| rounded: the scaled integers' magnitudes, exactly
-  int scale;        // s
-  int magnitudeExp; // e: the magnitude bytes are floor(|x| 2^e) <= 127
-  int magnitudes;   // the sum of those bytes
-  int flags;        // kNonFinite, kInexact, kWide
+  double integers;   // sum of |x 2^s| rounded: the scaled integers' magnitudes, exactly
+  double norm;       // the 2-norm (Cauchy-Schwarz bounds |c_ij| for the overflow guard)
+  int scale;         // s
+  int magnitudeExp;  // e: the magnitude bytes are min(127, floor(|x| 2^e))
+  int flags;         // kNonFinite, kInexact, kWide
 };
 
 // A line's sums over its elements, merged in any order: every term is an integer and every sum
 // stays below 2^53, so the sums are exact and the result does not depend on the order.
 struct Tally {
   double integers;
-  int magnitudes, inexact;
-  __device__ void merge(const Tally& o) {
-    integers += o.integers, magnitudes += o.magnitudes, inexact |= o.inexact;
-  }
+  int inexact;
+  __device__ void merge(const Tally& o) { integers += o.integers, inexact |= o.inexact; }
 };
 
-// The magnitude byte: floor(|x| 2^e), from the bits. e = 6 - (the line's largest exponent), so
-// the byte is at most 127 and sum_k bytes_A bytes_B fits INT32 for K up to kBoundMaxK.
+// The magnitude byte: min(127, floor(|x| 2^e)), from the bits: a lower bound of |x| 2^e. The
+// line's RMS maps to 2^3 (Stats::magnitude_exponent), so that the bulk of a line keeps 3 to 7
+// bits and only elements above 16 times the RMS are clipped: a line's largest element would
+// leave its small ones as zeros. sum_k bytes_A bytes_B fits INT32 for K up to kBoundMaxK.
 __device__ __forceinline__ uint32_t magnitude_byte(float x, int e) {
   const uint32_t bits = __float_as_uint(x);
   const int biased = bits >> 23 & 0xff;
   if (biased == 0xff) return 0;
   const uint32_t m = biased ? (bits & 0x7fffff) | 0x800000 : bits & 0x7fffff;
-  const int shift = (biased ? biased - 150 : -149) + e;  // <= -17: m 2^shift < 128
-  return shift <= -32 ? 0 : m >> -shift;
+  const int shift = (biased ? biased - 150 : -149) + e;  // |x| 2^e = m 2^shift
+  if (m == 0 || shift <= -32) return 0;
+  if (shift >= 8) return 127;  // m >= 1: m 2^shift >= 256
+  const uint64_t v = shift >= 0 ? static_cast<uint64_t>(m) << shift : m >> -shift;
+  return static_cast<uint32_t>(min(v, uint64_t{127}));
 }
 
 // Four consecutive elements' residues, packed as 4 bytes, into each plane: plane l at
@@ -245,7 +251,6 @@ __device__ __forceinline__ void store_residues(const float (&x)[4], int s, int e
     const uint32_t q = magnitude_byte(x[c], e);
     bytes |= q << (8 * c);
     tally.integers += v[c].magnitude;
-    tally.magnitudes += q;
     tally.inexact |= v[c].inexact;
   }
 #pragma unroll
@@ -291,7 +296,6 @@ template <int kThreads>
 __device__ Tally block_tally(Tally t, Tally* shared) {
   return block_merge<kThreads>(t, shared, [](const Tally& x, int o) {
     return Tally{__shfl_xor_sync(0xffffffffu, x.integers, o),
-                 __shfl_xor_sync(0xffffffffu, x.magnitudes, o),
                  __shfl_xor_sync(0xffffffffu, x.inexact, o)};
   });
 }
@@ -315,8 +319,8 @@ __global__ void __launch_bounds__(kRowThreads)
       for (int c = 0; c < 4; ++c)
         if (k + c < K) mine.add(a[k + c]);
     const Stats row = block_stats<kRowThreads>(mine, partial);
-    const int s = row.scale(crt.T), e = row.magnitude_exponent();
-    Tally tally{0.0, 0, 0};
+    const int s = row.scale(crt.T), e = row.magnitude_exponent(K);
+    Tally tally{0.0, 0};
     for (int k = 4 * threadIdx.x; k < K; k += 4 * kRowThreads) {
       float x[4];
 #pragma unroll
@@ -326,7 +330,8 @@ __global__ void __launch_bounds__(kRowThreads)
     }
     const Tally all = block_tally<kRowThreads>(tally, partialTally);
     if (threadIdx.x == 0)
-      lines[i] = {all.integers, s, e, all.magnitudes, row.flags() | (all.inexact ? kInexact : 0)};
+      lines[i] = {all.integers, sqrt(row.squares), s, e,
+                  row.flags() | (all.inexact ? kInexact : 0)};
   }
 }
 
@@ -366,16 +371,17 @@ __global__ void __launch_bounds__(kColumnTile * 8)
   const int n0 = blockIdx.x * kColumnTile, k0 = blockIdx.y * kTransposeDepth;
   const int x = threadIdx.x, y = threadIdx.y;
   if (y == 0) {
-    columnTally[x] = {0.0, 0, 0};
+    columnTally[x] = {0.0, 0};
     if (n0 + x < N) {
       Stats column = Stats::none();
       const int slices = (K + kSliceRows - 1) / kSliceRows;
       for (int z = 0; z < slices; ++z)
         column.merge(partial[z * static_cast<long long>(N) + n0 + x]);
       columnScale[x] = column.scale(crt.T);
-      columnExp[x] = column.magnitude_exponent();
+      columnExp[x] = column.magnitude_exponent(K);
       if (blockIdx.y == 0) {
         Line& line = lines[n0 + x];
+        line.norm = sqrt(column.squares);
         line.scale = columnScale[x], line.magnitudeExp = columnExp[x];
         atomicOr(&line.flags, column.flags());
       }
@@ -394,18 +400,16 @@ __global__ void __launch_bounds__(kColumnTile * 8)
     if (n0 + n >= N || k >= K) continue;
     const float4 v = tile[n][quad];
     const float four[4] = {v.x, v.y, v.z, v.w};
-    Tally tally{0.0, 0, 0};
+    Tally tally{0.0, 0};
     store_residues(four, columnScale[n], columnExp[n], crt.count,
                    planes + static_cast<size_t>(n0 + n) * Kp + k, planeBytes, tally);
     atomicAdd(&columnTally[n].integers, tally.integers);
-    atomicAdd(&columnTally[n].magnitudes, tally.magnitudes);
     atomicOr(&columnTally[n].inexact, tally.inexact);
   }
   __syncthreads();
   if (y == 0 && n0 + x < N) {
     Line& line = lines[n0 + x];
     atomicAdd(&line.integers, columnTally[x].integers);
-    atomicAdd(&line.magnitudes, columnTally[x].magnitudes);
     if (columnTally[x].inexact) atomicOr(&line.flags, kInexact);
   }
 }
@@ -459,11 +463,11 @@ struct Tile {
 // = rint(2^s_i a_ik) by at most 1/2 (and B' likewise), so the product's error is at most
 //   E_ij = 2^-(s_i + t_j) (inexact_j sum_k |A'_ik| + inexact_i (sum_k |B'_kj| + K/2)) / 2,
 // from the Lines alone. FP32's bound is relative to S_ij = sum_k |a_ik| |b_kj|; the bound
-// plane gives S's lower and upper bounds from the magnitude bytes q = floor(|x| 2^e):
-//   L_ij = 2^-(e_i + f_j) G_ij <= S_ij <= 2^-(e_i + f_j) (G_ij + sum_k q_ik + sum_k q_kj + K),
-// G = the INT8 product of the bytes, exact. An element is certified when E_ij <= budget L_ij
-// (budget: docs/16), its lines hold no Inf or NaN, and |alpha| S_ij stays far from FP32's
-// overflow (where SGEMM's own sums would round otherwise). Every other element, and with it its
+// plane gives a lower bound from the magnitude bytes q = min(127, floor(|x| 2^e)) <= |x| 2^e:
+//   L_ij = 2^-(e_i + f_j) G_ij <= S_ij,   G = the INT8 product of the bytes, exact.
+// An element is certified when E_ij <= budget L_ij (budget: docs/16), its lines hold no Inf
+// or NaN, and |alpha| ||a_i|| ||b_j|| (>= |alpha c_ij|) stays far from FP32's overflow, near
+// which SGEMM's own sums round otherwise. Every other element, and with it its
 // row or column, goes to the slow path: a real GEMM (the launcher).
 struct Certificate {
   const Line* lines;  // M rows of A, then N columns of B
@@ -473,7 +477,7 @@ struct Certificate {
   int* failCol;  // [N]: likewise for columns
 };
 
-constexpr double kOverflowGuard = 0x1p126;  // |alpha| S at or above this takes the slow path
+constexpr double kOverflowGuard = 0x1p126;  // |alpha| ||a|| ||b|| at or above: the slow path
 
 __device__ __forceinline__ bool uncertified(const Line& a, const Line& b, int G, int K,
                                             const Certificate& cert) {
@@ -483,10 +487,9 @@ __device__ __forceinline__ bool uncertified(const Line& a, const Line& b, int G,
   if ((a.flags | b.flags) & kNonFinite) return true;
   const double xa = a.flags & kInexact ? 1.0 : 0.0, xb = b.flags & kInexact ? 1.0 : 0.0;
   const double E = ldexp(xb * a.integers + xa * (b.integers + 0.5 * K), -(a.scale + b.scale) - 1);
-  const double unit = ldexp(1.0, -(a.magnitudeExp + b.magnitudeExp));
-  const double L = unit * G;
-  const double U = unit * (static_cast<double>(G) + a.magnitudes + b.magnitudes + K);
-  return E * (1 + 0x1p-20) > cert.budget * L || fabs(double(cert.alpha)) * U >= kOverflowGuard;
+  const double L = ldexp(static_cast<double>(G), -(a.magnitudeExp + b.magnitudeExp));
+  return E * (1 + 0x1p-20) > cert.budget * L ||
+         fabs(double(cert.alpha)) * a.norm * b.norm >= kOverflowGuard;
 #endif
 }
 

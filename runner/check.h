@@ -80,7 +80,8 @@ constexpr double kEpilogueRoundings = 3;
 
 // Random mode: |got - expected| <= random_tolerance(K, precision) * magnitude, where
 // magnitude is |alpha| * sum_k |A[i][k]| |B[k][j]| + |beta| |C0[i][j]| for that element and
-// expected comes from the cuBLAS of the same precision class.
+// expected comes from the FP64 product of the same inputs rounded once (fp32 rungs: cuBLAS
+// SGEMM's own error reaches the tolerance on wide-range inputs), or from cuBLAS TF32 (tf32).
 //   fp32: (2 sqrt(K) + 4) u, u = 2^-24: the rounding of the sums, twice (ours, cuBLAS's).
 //   tf32: that plus 2 * 2 * (2 u_tf32): each product of inputs converted to TF32 (rounded or
 //         truncated) errs by up to 2 * 2 u_tf32 of |a||b|, in ours and in cuBLAS's.
@@ -95,7 +96,7 @@ double random_tolerance(int K, Precision precision = Precision::fp32);
 
 // What a result is compared with, element by element, all M x N with leading dimension ldc.
 //   exact mode:  expected = alpha * sum + beta * c0, computed in FP64 from the exact sum.
-//   random mode: expected = the reference's C, within random_tolerance(K) * magnitude.
+//   random mode: expected = the reference's C (above), within random_tolerance(K) * magnitude.
 // With alpha == 0 the sum, A and B play no part (BLAS: they are not read) in either mode:
 // expected = beta * c0, and with beta == 0 as well, exactly 0. With beta == 0, c0 is not used.
 struct Reference {
