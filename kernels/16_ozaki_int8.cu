@@ -41,9 +41,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "hopper.cuh"  // mbarriers, TMA copies, setmaxnreg, wgmma (docs/10 explains each)
-#include "runtime.h"   // tensor maps, the shared-memory opt-in, the Hopper check, the workspace
-#include "sgemm.h"     // Gemm: the problem, as every rung's launcher takes it
+#include "hopper.cuh"    // mbarriers, TMA copies, setmaxnreg, wgmma (docs/10 explains each)
+#include "pipeline.cuh"  // the ring, producer loop, register split, tile order (rungs 10, 14)
+#include "runtime.h"     // tensor maps, the shared-memory opt-in, the Hopper check, the workspace
+#include "sgemm.h"       // Gemm: the problem, as every rung's launcher takes it
 
 namespace sgemm::every_shape_3xtf32 {  // rung 15, where the workspace cannot hold the residues
 cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
@@ -52,6 +53,7 @@ cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
 namespace sgemm::ozaki_int8 {
 
 using namespace hopper;
+using namespace pipeline;
 
 // ---- The moduli.
 
@@ -451,11 +453,8 @@ struct Tile {
   static_assert(kSharedBytes + 2 * STAGES * 8 <= 227 * 1024,
                 "the ring and its mbarriers fit in the 227 KiB of shared memory a block may have");
   // One block per SM, 12 warps: 168 registers a thread at launch; the producer drops to 24
-  // and the consumers rise to 240.
-  static constexpr int kLaunchRegs = 16384 / (32 * ((kThreads / 32 + 3) / 4)) / 8 * 8;
-  static constexpr int kProducerRegs = 24;
-  static constexpr int kConsumerRegs =
-      std::min(256, kLaunchRegs + 128 * (kLaunchRegs - kProducerRegs) / (128 * kConsumers) / 8 * 8);
+  // and the consumers rise to 240 (pipeline.cuh).
+  using Registers = RegisterSplit<kThreads, 128, 24>;
 };
 
 // The certificate: whether the integer path's result for C's element (i, j) is within FP32's
@@ -519,43 +518,31 @@ __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
   __shared__ uint64_t full[STAGES];   // buffer s holds its boxes: 1 arrival and their bytes
   __shared__ uint64_t empty[STAGES];  // buffer s is read: one arrival per consumer warp
 
-  const int tilesM = (M + BM - 1) / BM, tilesN = (N + BN - 1) / BN;
-  const int tiles = tilesM * tilesN;
+  const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
   const int modulus = kBound ? count : static_cast<int>(blockIdx.x) / tiles;
-  const int tile = static_cast<int>(blockIdx.x) % tiles;
-  const int perGroup = groupRows * tilesN;
-  const int first = tile / perGroup * groupRows;  // the group's first tile row
-  const int rowsHere = min(tilesM - first, groupRows);
-  const int inGroup = tile % perGroup;
-  const int blockRow = (first + inGroup % rowsHere) * BM;
-  const int blockCol = inGroup / rowsHere * BN;
+  const int2 origin = tile_origin(static_cast<int>(blockIdx.x) % tiles, M, N, BM, BN, groupRows);
+  const int blockRow = origin.x, blockCol = origin.y;  // (lambdas below capture them)
   const int kTiles = (K + BK - 1) / BK;
 
   if (threadIdx.x == 0) {
     prefetch_tensormap(&tmA);
     prefetch_tensormap(&tmB);
-    for (int s = 0; s < STAGES; ++s) {
-      mbar_init(&full[s], 1);
-      mbar_init(&empty[s], T::kConsumerWarps);
-    }
-    fence_barrier_init();
+    ring_init<STAGES>(full, empty, 1, T::kConsumerWarps);
   }
   __syncthreads();  // the block's one barrier: the mbarriers exist before anyone uses them
 
   if (threadIdx.x >= 128 * T::kConsumers) {  // the producer warpgroup, as in rung 14
-    release_registers<T::kProducerRegs>();
+    release_registers<T::Registers::kProducerRegs>();
     if (threadIdx.x == 128 * T::kConsumers)
-      for (int kt = 0, buf = 0, phase = 0; kt < kTiles; ++kt) {
-        mbar_wait(&empty[buf], phase ^ 1);
+      produce<STAGES>(empty, 0, kTiles, 1, [&](int kt, int buf) {
         uint8_t* stage = ring + buf * T::kStageBytes;
         mbar_arrive_expect_tx(&full[buf], T::kStageBytes);
         tma_load_2d(stage, &tmA, kt * BK, modulus * M + blockRow, &full[buf]);
         tma_load_2d(stage + T::kBoxBytesA, &tmB, kt * BK, modulus * N + blockCol, &full[buf]);
-        if (++buf == STAGES) buf = 0, phase ^= 1;
-      }
+      });
     return;
   }
-  claim_registers<T::kConsumerRegs>();
+  claim_registers<T::Registers::kConsumerRegs>();
 
   const int wg = threadIdx.x / 128;  // consumer warpgroup: rows wg*WGM .. of the block tile
   const int lane = threadIdx.x % 32;
@@ -565,11 +552,10 @@ __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
 #pragma unroll
   for (int e = 0; e < T::kAccumulators; ++e) acc[e] = 0;
 
-  int buf = 0, phase = 0;  // the ring's next buffer and the parity of its fill
-  int pending = -1;        // a buffer read by the last group issued, not yet released
+  WgmmaRing<STAGES> at{full, empty};  // the next buffer to read, and the one to release
   auto issue_stage = [&](int accumulate) {
-    mbar_wait(&full[buf], phase);  // this buffer's two boxes have landed
-    const uint8_t* stage = ring + buf * T::kStageBytes;
+    at.wait();  // this buffer's two boxes have landed
+    const uint8_t* stage = ring + at.buf * T::kStageBytes;
     const uint64_t a = make_descriptor<BK>(stage + wg * T::WGM * BK);
     const uint64_t b = make_descriptor<BK>(stage + T::kBoxBytesA);
     fence_accumulators(acc);
@@ -582,28 +568,16 @@ __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
     wgmma_commit();
     fence_accumulators(acc);
   };
-  auto release_previous = [&] {
-    wgmma_wait<1>();
-    if (pending >= 0 && lane == 0) mbar_arrive(&empty[pending]);
-    pending = buf;
-    if (++buf == STAGES) buf = 0, phase ^= 1;
-  };
 
   for (int kt = 0; kt < kTiles; ++kt) {
     issue_stage(kt > 0);
     if (!kBound && (kt + 1) % T::kChunkStages == 0 && kt + 1 < kTiles) {
       // A chunk of K ends and more follows: drain, release both buffers, reduce mod p_l.
-      wgmma_wait<0>();
-      if (lane == 0) {
-        if (pending >= 0) mbar_arrive(&empty[pending]);
-        mbar_arrive(&empty[buf]);
-      }
-      pending = -1;
-      if (++buf == STAGES) buf = 0, phase ^= 1;
+      at.release_all(lane);
       fence_accumulators(acc);
       with_modulus(modulus, [&](auto p) { reduce_mod<decltype(p)::value>(acc); });
     } else {
-      release_previous();
+      at.release_previous(lane);
     }
   }
   wgmma_wait<0>();
