@@ -17,8 +17,8 @@
 #include "report.h"
 #include "sgemm.h"
 
-// The baseline's kernel files, renamed: the SIMT rungs whose kernels changed last (10, and 11,
-// which copies it), and rung 9, which both call for the operands TMA cannot read.
+// The baseline's kernel files, renamed: the SIMT rungs 10 and 11, and rung 9, which both call
+// for the operands TMA cannot read; the Hopper 3xTF32 rungs 14 and 15.
 #define async_copy async_copy_before
 #include "09_async_copy.cu"
 #define tma_specialized tma_specialized_before
@@ -28,6 +28,13 @@
 #include "11_every_shape.cu"
 #undef every_shape
 #undef async_copy
+// The Hopper 3xTF32 rungs (issue 26 moved their plumbing into shared headers).
+#define wgmma_3xtf32 wgmma_3xtf32_before
+#include "14_wgmma_3xtf32.cu"
+#define every_shape_3xtf32 every_shape_3xtf32_before
+#include "15_every_shape_3xtf32.cu"
+#undef every_shape_3xtf32
+#undef wgmma_3xtf32
 
 namespace {
 
@@ -47,7 +54,9 @@ int main(int argc, char** argv) {
   Harness h(0);
   std::printf("GPU: %s\n", describe(h.gpu()).c_str());
   const std::vector<Pair> pairs = {{10, &tma_specialized_before::launch},
-                                   {11, &every_shape_before::launch}};
+                                   {11, &every_shape_before::launch},
+                                   {14, &wgmma_3xtf32_before::launch},
+                                   {15, &every_shape_3xtf32_before::launch}};
   std::printf("%-6s %-16s %10s %10s %10s %9s %9s %12s\n", "size", "rung", "reference", "before",
               "after", "% before", "% after", "after/before");
   for (int n : sizes)
