@@ -45,10 +45,6 @@
 #include "runtime.h"   // tensor maps, the shared-memory opt-in, the Hopper check, the workspace
 #include "sgemm.h"     // Gemm: the problem, as every rung's launcher takes it
 
-namespace sgemm::every_shape_3xtf32 {  // rung 15, where the workspace cannot hold the residues
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
-}
-
 namespace sgemm::ozaki_int8 {
 
 using namespace hopper;
@@ -642,8 +638,7 @@ cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
   if (err != cudaSuccess) return err;
   const Layout L(M, N, K, count);
   runtime::Workspace<uint8_t> W(L.bytes, stream);
-  if (W.error() == cudaErrorMemoryAllocation) return every_shape_3xtf32::launch(g, stream);
-  if (W.error() != cudaSuccess) return W.error();
+  if (W.error() != cudaSuccess) return W.error();  // kWorkspaceShort: kernels/fallbacks.inc
   uint8_t* w = W.get();
   int* scale = reinterpret_cast<int*>(w + L.scale);
   int* guard = reinterpret_cast<int*>(w + L.guard);
