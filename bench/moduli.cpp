@@ -70,11 +70,14 @@ int main(int argc, char** argv) {
                                   {"cublas_tf32", harness.kernel(sgemm::kCublasTf32Rung)},
                                   {"rung14", harness.kernel(14)},
                                   {"rung15", harness.kernel(15)}};
-    for (int count : counts)
-      entries.push_back(
-          {"rung16_moduli" + std::to_string(count), [count](const sgemm::Gemm& g, cudaStream_t s) {
-             return sgemm::ozaki_int8::launch_moduli(count, g, s);
-           }});
+    for (int count : counts) {
+      const std::string name = "rung16_moduli" + std::to_string(count);
+      entries.push_back({name, sgemm::launched(
+                                   [count](const sgemm::Gemm& g, cudaStream_t s) {
+                                     return sgemm::ozaki_int8::launch_moduli(count, g, s);
+                                   },
+                                   name)});
+    }
     std::vector<sgemm::Kernel> kernels;
     for (const Entry& e : entries) kernels.push_back(e.kernel);
     std::printf("{\"gpu\": \"%s\", \"block_ms\": %g, \"results\": [\n", harness.gpu().name.c_str(),
