@@ -70,11 +70,14 @@ int main(int argc, char** argv) {
                                   {"cublas_tf32", harness.kernel(sgemm::kCublasTf32Rung)},
                                   {"rung14", harness.kernel(14)},
                                   {"rung15", harness.kernel(15)}};
-    for (int count : counts)
-      entries.push_back(
-          {"rung16_moduli" + std::to_string(count), [count](const sgemm::Gemm& g, cudaStream_t s) {
-             return sgemm::ozaki_int8::launch_moduli(count, g, s);
-           }});
+    for (int count : counts) {
+      const std::string name = "rung16_moduli" + std::to_string(count);
+      entries.push_back({name, sgemm::launched(
+                                   [count](const sgemm::Gemm& g, cudaStream_t s) {
+                                     return sgemm::ozaki_int8::launch_moduli(count, g, s);
+                                   },
+                                   name)});
+    }
     std::vector<sgemm::Kernel> kernels;
     for (const Entry& e : entries) kernels.push_back(e.kernel);
     std::printf("{\"gpu\": \"%s\", \"block_ms\": %g, \"results\": [\n", harness.gpu().name.c_str(),
@@ -95,8 +98,8 @@ int main(int argc, char** argv) {
             "\"uniform\": {\"rel_frobenius\": %.3e, \"max_componentwise_u\": %.3g}, "
             "\"phi=2\": {\"rel_frobenius\": %.3e, \"max_componentwise_u\": %.3g}}%s\n",
             sizes[s], entries[k].name.c_str(), t[k].median_ms, t[k].gflops(p) / 1000,
-            errors[0][k].rel_frobenius, errors[0][k].max_componentwise,
-            errors[1][k].rel_frobenius, errors[1][k].max_componentwise,
+            errors[0][k].rel_frobenius, errors[0][k].max_componentwise, errors[1][k].rel_frobenius,
+            errors[1][k].max_componentwise,
             s + 1 == sizes.size() && k + 1 == entries.size() ? "" : ",");
         std::fflush(stdout);
       }

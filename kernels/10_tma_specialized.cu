@@ -26,9 +26,9 @@
 // 128 threads issue them, 32 per tile each, and each thread's copies complete on `full` by
 // cp.async.mbarrier.arrive. A may then have any lda and any 4-byte aligned pointer.
 //
-// TMA needs B 16-byte aligned with ldb a multiple of 4; otherwise the launcher runs rung 9
-// (sgemm::async_copy::launch). The kernel is sm_90a code: on a GPU that is not compute
-// capability 9.0 the launcher returns cudaErrorNoKernelImageForDevice.
+// TMA needs B 16-byte aligned with ldb a multiple of 4; otherwise the launcher says so and the
+// library runs rung 9 (kernels/fallbacks.inc). The kernel is sm_90a code: on a GPU that is
+// not compute capability 9.0 the launcher returns cudaErrorNoKernelImageForDevice.
 // Needs: sm_90a   (cmake/ladder.cmake finds this line: CMakeLists.txt builds the file for it)
 #include <cuda_runtime.h>
 
@@ -38,10 +38,6 @@
 #include "hopper.cuh"  // mbarriers, TMA copies, setmaxnreg (docs/10 explains each)
 #include "runtime.h"   // tensor maps, the shared-memory opt-in, the Hopper check
 #include "sgemm.h"     // Gemm: the problem, as every rung's launcher takes it
-
-namespace sgemm::async_copy {  // rung 9, the path for operands that TMA cannot read
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
-}
 
 namespace sgemm::tma_specialized {
 
@@ -290,8 +286,7 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
   // The fallback: a tensor map needs a 16-byte aligned base and rows a multiple of 16 bytes
   // apart. Where B's are not, rung 9 runs instead (A travels in 4-byte copies, which need
   // neither; C's alignment only matters to the epilogue's stores, a run-time flag).
-  if (!aligned16(B) || ldb % 4 != 0)
-    return async_copy::launch({M, N, K, alpha, A, lda, B, ldb, beta, C, ldc}, stream);
+  if (!aligned16(B) || ldb % 4 != 0) return runtime::kShapeUnsuitable;
   constexpr auto kernel = sgemm_tma_specialized<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES>;
   CUtensorMap tmB;  // built per call (pointer and sizes change); 128 bytes
   err = runtime::allow_shared_bytes<kernel>(T::kSharedBytes);

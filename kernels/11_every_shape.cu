@@ -35,10 +35,6 @@
 #include "runtime.h"     // tensor maps, the shared-memory opt-in, device facts, the workspace
 #include "sgemm.h"       // Gemm: the problem, as every rung's launcher takes it
 
-namespace sgemm::async_copy {  // rung 9, the path for operands that TMA cannot read
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
-}
-
 namespace sgemm::every_shape {
 
 using namespace hopper;
@@ -413,13 +409,12 @@ struct Readable {
 
 // Runs `plan` with a B that TMA can read, packing it if it cannot (the copy goes back to the
 // workspace once the launches are queued; A travels in 4-byte copies, which read any A).
-// Where the workspace cannot hold the copy, rung 9 runs instead, unsplit.
+// Where the workspace cannot hold the copy, it says so (kWorkspaceShort) before queueing
+// anything, and rung 9 runs instead (kernels/fallbacks.inc).
 cudaError_t run_readable(const Plan& plan, int M, int N, int K, float alpha, const float* A,
                          int lda, const float* B, int ldb, float beta, float* C, int ldc,
                          cudaStream_t stream) {
   const Readable b(B, K, N, ldb, stream);
-  if (b.copy.error() == cudaErrorMemoryAllocation)
-    return async_copy::launch({M, N, K, alpha, A, lda, B, ldb, beta, C, ldc}, stream);
   if (b.copy.error() != cudaSuccess) return b.copy.error();
   cudaError_t err = cudaGetLastError();  // the packing kernel's launch
   if (err != cudaSuccess) return err;

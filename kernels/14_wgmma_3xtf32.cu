@@ -54,10 +54,6 @@
 #include "runtime.h"   // tensor maps, the shared-memory opt-in, the Hopper check, the workspace
 #include "sgemm.h"     // Gemm: the problem, as every rung's launcher takes it
 
-namespace sgemm::mma_3xtf32 {  // rung 13, where the workspace cannot hold the split operands
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
-}
-
 namespace sgemm::wgmma_3xtf32 {
 
 using namespace hopper;
@@ -494,8 +490,9 @@ cudaError_t multiply(int M, int N, int K, float alpha, const Split& s, const flo
 }
 
 // Split into the workspace, multiply; the workspace goes back to the pool after the kernels
-// (stream-ordered). Where the workspace cannot hold the split operands, rung 13 runs instead:
-// the same arithmetic on mma.sync, which needs only the flags.
+// (stream-ordered). Where the workspace cannot hold the split operands, it says so
+// (kWorkspaceShort) and rung 13 runs instead (kernels/fallbacks.inc): the same arithmetic on
+// mma.sync, which needs only the flags.
 template <int BN, int BK, int STAGES, int PROMOTE>
 cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                         int ldb, float beta, float* C, int ldc, cudaStream_t stream,
@@ -504,8 +501,6 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
   cudaError_t err = runtime::require_sm90();
   if (err != cudaSuccess) return err;
   runtime::Workspace<float> W(split_floats(M, N, K), stream);
-  if (W.error() == cudaErrorMemoryAllocation)
-    return mma_3xtf32::launch({M, N, K, alpha, A, lda, B, ldb, beta, C, ldc}, stream);
   if (W.error() != cudaSuccess) return W.error();
   const Split s = split_layout(W.get(), M, N, K);
   err = split_operands(M, N, K, A, lda, B, ldb, s, stream);

@@ -39,16 +39,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include "hopper.cuh"    // mbarriers, TMA copies, setmaxnreg, wgmma (docs/10 explains each)
 #include "pipeline.cuh"  // the ring, producer loop, register split, tile order (rungs 10, 14)
 #include "runtime.h"     // tensor maps, the shared-memory opt-in, the Hopper check, the workspace
 #include "sgemm.h"       // Gemm: the problem, as every rung's launcher takes it
-
-namespace sgemm::every_shape_3xtf32 {  // rung 15, where the workspace cannot hold the residues
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
-}
 
 namespace sgemm::ozaki_int8 {
 
@@ -635,10 +632,9 @@ __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
 // Rows (or columns) flagged in skipRow (skipCol) are left to the slow path; null: none.
 constexpr int kQuads = 64;  // blockDim.x: 256 columns a block; blockDim.y rows
 __global__ void __launch_bounds__(kQuads * 4)
-    sgemm_ozaki_int8_reconstruct(int M, int N, float alpha,
-                                 float beta, float* C, int ldc, const uint8_t* residues,
-                                 int ldr, Crt crt, const Line* lines, const int* skipRow,
-                                 const int* skipCol) {
+    sgemm_ozaki_int8_reconstruct(int M, int N, float alpha, float beta, float* C, int ldc,
+                                 const uint8_t* residues, int ldr, Crt crt, const Line* lines,
+                                 const int* skipRow, const int* skipCol) {
   const int j0 = (blockIdx.x * kQuads + threadIdx.x) * 4;
   if (j0 >= N) return;
   const size_t planeBytes = static_cast<size_t>(M) * ldr;
@@ -811,18 +807,26 @@ cudaError_t multiply(int M, int N, int K, int count, const uint8_t* W, const Lay
 // rounding to FP32 (which adds u |c_ij| <= u S_ij): (min(K, sqrt(K) + 1) - 1) u. FP32's bound
 // is gamma_K ~ K u; SGEMM's errors grow like sqrt(K) u, which the checks allow (docs/00).
 inline double certificate_budget(int K) {
-  return (std::min(static_cast<double>(K), std::sqrt(static_cast<double>(K)) + 1) - 1) *
-         0x1p-24;
+  return (std::min(static_cast<double>(K), std::sqrt(static_cast<double>(K)) + 1) - 1) * 0x1p-24;
 }
 
 // The slow path takes the problem whole when its rows or columns would cover more than this
 // share of C: rung 15 on all of it then costs less than the integer path plus the rest.
 constexpr double kSlowPathShare = 0.25;
 
+// The GEMM the slow path runs: the rung kernels/fallbacks.inc names for problems this rung
+// cannot take (rung 15), found through the registry.
+cudaError_t slow_gemm(const Gemm& g, cudaStream_t stream) {
+  for (const RungInfo& r : rungs())
+    if (std::string(r.name) == "ozaki_int8")
+      if (const RungInfo* instead = fallback_for(r, FallbackReason::shape_unsuitable))
+        return instead->launch(g, stream);
+  return cudaErrorInvalidValue;  // the table lost its row: tests/ladder_list_test.cpp
+}
+
 // The flagged rows (byRows) or columns of C, computed by rung 15 as one compact GEMM: their
 // rows of A (columns of B) and of C gathered, multiplied, C's scattered back.
-cudaError_t slow_path(const Gemm& g, const int* list, int count, bool byRows,
-                      cudaStream_t stream) {
+cudaError_t slow_path(const Gemm& g, const int* list, int count, bool byRows, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
   const size_t operand = static_cast<size_t>(count) * K;
   const size_t result = static_cast<size_t>(count) * (byRows ? N : M);
@@ -833,10 +837,10 @@ cudaError_t slow_path(const Gemm& g, const int* list, int count, bool byRows,
   const int threads = 256;
   auto copy = [&](float* matrix, long long ld, float* compact, int length, bool rows, bool in) {
     const size_t total = static_cast<size_t>(count) * length;
-    const unsigned blocks = static_cast<unsigned>(std::min<size_t>((total + threads - 1) / threads,
-                                                                   65535));
+    const unsigned blocks =
+        static_cast<unsigned>(std::min<size_t>((total + threads - 1) / threads, 65535));
     sgemm_ozaki_int8_compact<<<blocks, threads, 0, stream>>>(matrix, ld, compact, list, count,
-                                                              length, rows, in);
+                                                             length, rows, in);
     return cudaGetLastError();
   };
   // Rows: A's rows (K long) and C's (N long). Columns: B's columns (K long) and C's (M long).
@@ -845,11 +849,10 @@ cudaError_t slow_path(const Gemm& g, const int* list, int count, bool byRows,
   if (err == cudaSuccess && beta != 0.f)  // BLAS: with beta == 0, C is not read
     err = copy(C, ldc, compactC, byRows ? N : M, byRows, true);
   if (err != cudaSuccess) return err;
-  const Gemm compact = byRows ? Gemm{count, N, K, alpha, compactOperand, K, B, ldb, beta,
-                                     compactC, N}
-                              : Gemm{M, count, K, alpha, A, lda, compactOperand, count, beta,
-                                     compactC, count};
-  err = every_shape_3xtf32::launch(compact, stream);
+  const Gemm compact =
+      byRows ? Gemm{count, N, K, alpha, compactOperand, K, B, ldb, beta, compactC, N}
+             : Gemm{M, count, K, alpha, A, lda, compactOperand, count, beta, compactC, count};
+  err = slow_gemm(compact, stream);
   if (err == cudaSuccess) err = copy(C, ldc, compactC, byRows ? N : M, byRows, false);
   return err;
 }
@@ -863,11 +866,10 @@ cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
   cudaError_t err = runtime::require_sm90();
   if (err != cudaSuccess) return err;
   // Beyond INT32's range for the bound plane, or without room for the planes: rung 15.
-  if (K > kBoundMaxK) return every_shape_3xtf32::launch(g, stream);
+  if (K > kBoundMaxK) return runtime::kShapeUnsuitable;
   const Layout L(M, N, K, count);
   runtime::Workspace<uint8_t> W(L.bytes, stream);
-  if (W.error() == cudaErrorMemoryAllocation) return every_shape_3xtf32::launch(g, stream);
-  if (W.error() != cudaSuccess) return W.error();
+  if (W.error() != cudaSuccess) return W.error();  // kWorkspaceShort: kernels/fallbacks.inc
   uint8_t* w = W.get();
   Line* lines = reinterpret_cast<Line*>(w + L.lines);
   Stats* stats = reinterpret_cast<Stats*>(w + L.stats);
@@ -882,7 +884,7 @@ cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
 
   // The pre-pass: rows of A, then columns of B (statistics, then residues and bytes).
   sgemm_ozaki_int8_rows<<<std::min(M, 65535 * 8), kRowThreads, 0, stream>>>(M, K, A, lda, crt,
-                                                                           w + L.a, L.Kp, lines);
+                                                                            w + L.a, L.Kp, lines);
   const int slices = (K + kSliceRows - 1) / kSliceRows;
   const dim3 columnBlock(kColumnTile, 8);
   const unsigned columnTiles = (N + kColumnTile - 1) / kColumnTile;
@@ -911,7 +913,7 @@ cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
   const double columnsShare = static_cast<double>(flagged[1]) / N;
   const bool byRows = rowsShare <= columnsShare;
   if (std::min(rowsShare, columnsShare) > kSlowPathShare)
-    return every_shape_3xtf32::launch(g, stream);
+    return runtime::kShapeUnsuitable;  // kernels/fallbacks.inc: rung 15 runs it
 
   err = multiply<256, 4, false>(M, N, K, count, w, L, residues, cert, stream, 8);
   if (err != cudaSuccess) return err;

@@ -1,18 +1,11 @@
-// The library API: the rung table built from kernels/ladder.inc, argument checks, launch.
+// The library API: argument checks, and launch down the fallback chain (registry.cpp).
 #include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <string>
 
+#include "runtime.h"  // how a launcher says it cannot run a problem
 #include "sgemm.h"
-
-// Each kernel file defines sgemm::<name>::launch, a Launcher.
-#define RUNG(number, name, precision, summary)               \
-  namespace sgemm::name {                                    \
-  cudaError_t launch(const Gemm& gemm, cudaStream_t stream); \
-  }
-#include "ladder.inc"
-#undef RUNG
 
 namespace sgemm {
 namespace {
@@ -110,35 +103,6 @@ std::string compute_capability() {
 
 }  // namespace
 
-const std::vector<RungInfo>& rungs() {
-  static const std::vector<RungInfo> table = {
-#define RUNG(number, name, precision, summary) \
-  {number, #name, summary, Precision::precision, &sgemm::name::launch},
-#include "ladder.inc"
-#undef RUNG
-  };
-  return table;
-}
-
-const RungInfo* find_rung(int number) {
-  for (const RungInfo& r : rungs())
-    if (r.number == number) return &r;
-  return nullptr;
-}
-
-static std::string numbered(const RungInfo& rung, const char* dir, const char* ext) {
-  char text[128];
-  std::snprintf(text, sizeof text, "%s/%02d_%s.%s", dir, rung.number, rung.name, ext);
-  return text;
-}
-
-std::string kernel_file(const RungInfo& rung) { return numbered(rung, "kernels", "cu"); }
-std::string doc_file(const RungInfo& rung) { return numbered(rung, "docs", "md"); }
-
-const char* to_string(Precision precision) {
-  return precision == Precision::tf32 ? "tf32" : "fp32";
-}
-
 const char* to_string(Status status) {
   switch (status) {
     case Status::ok:
@@ -165,21 +129,23 @@ const char* to_string(Status status) {
 
 namespace {
 
-// check_arguments, with the pointers checked against the device of `stream`, which must be the
-// current device too (a kernel launched into another device's stream fails).
-Status check_for_stream(int rung, int M, int N, int K, const float* A, int lda, const float* B,
-                        int ldb, const float* C, int ldc, cudaStream_t stream, std::string* why) {
+Status unknown_rung(int rung, std::string* why) {
+  if (why) *why = say("there is no rung %lld (rungs are 1 to %lld)", rung, rungs().back().number);
+  return Status::unknown_rung;
+}
+
+// The problem's sizes, leading dimensions and pointers, the pointers checked against the device
+// of `stream`, which must be the current device too (a kernel launched into another device's
+// stream fails).
+Status check_problem(const Gemm& g, cudaStream_t stream, std::string* why) {
   auto fail = [&](Status s, std::string text) {
     if (why) *why = std::move(text);
     return s;
   };
-  if (find_rung(rung) == nullptr)
-    return fail(Status::unknown_rung,
-                say("there is no rung %lld (rungs are 1 to %lld)", rung, rungs().back().number));
   const struct {
     const char* name;
     int value;
-  } dims[] = {{"M", M}, {"N", N}, {"K", K}};
+  } dims[] = {{"M", g.M}, {"N", g.N}, {"K", g.K}};
   for (const auto& d : dims) {
     if (d.value < 1)
       return fail(Status::bad_size,
@@ -189,19 +155,19 @@ Status check_for_stream(int rung, int M, int N, int K, const float* A, int lda, 
                   std::string(d.name) +
                       say(" = %lld is larger than the limit %lld", d.value, kMaxDimension));
   }
-  if (lda < K)
-    return fail(Status::bad_leading_dim, say("lda = %lld is smaller than K = %lld", lda, K));
-  if (ldb < N)
-    return fail(Status::bad_leading_dim, say("ldb = %lld is smaller than N = %lld", ldb, N));
-  if (ldc < N)
-    return fail(Status::bad_leading_dim, say("ldc = %lld is smaller than N = %lld", ldc, N));
-  if (!offsets_fit(M, lda) || !offsets_fit(K, ldb) || !offsets_fit(M, ldc))
+  if (g.lda < g.K)
+    return fail(Status::bad_leading_dim, say("lda = %lld is smaller than K = %lld", g.lda, g.K));
+  if (g.ldb < g.N)
+    return fail(Status::bad_leading_dim, say("ldb = %lld is smaller than N = %lld", g.ldb, g.N));
+  if (g.ldc < g.N)
+    return fail(Status::bad_leading_dim, say("ldc = %lld is smaller than N = %lld", g.ldc, g.N));
+  if (!offsets_fit(g.M, g.lda) || !offsets_fit(g.K, g.ldb) || !offsets_fit(g.M, g.ldc))
     return fail(Status::too_large,
                 "a matrix spans more than 2^31 elements; the kernels index with 32-bit ints");
   const struct {
     const char* name;
     const void* p;
-  } pointers[] = {{"A", A}, {"B", B}, {"C", C}};
+  } pointers[] = {{"A", g.A}, {"B", g.B}, {"C", g.C}};
   for (const auto& p : pointers) {
     Status s = check_pointer_value(p.name, p.p, why);
     if (s != Status::ok) return s;
@@ -226,48 +192,100 @@ Status check_for_stream(int rung, int M, int N, int K, const float* A, int lda, 
   return Status::ok;
 }
 
+// The fallback reason a launcher's answer gives, if it gives one (runtime.h).
+bool reason_of(cudaError_t err, FallbackReason* reason) {
+  switch (err) {
+    case runtime::kWorkspaceShort:
+      return *reason = FallbackReason::workspace_short, true;
+    case runtime::kShapeUnsuitable:
+      return *reason = FallbackReason::shape_unsuitable, true;
+    case runtime::kGpuUnsupported:
+      return *reason = FallbackReason::gpu_unsupported, true;
+    default:
+      return false;
+  }
+}
+
+// Runs `rung`; where it cannot run the problem, the rung kernels/fallbacks.inc names for the
+// reason, and so on down the chain. *last is the rung whose answer is returned.
+cudaError_t launch_chain(const RungInfo& rung, const Gemm& g, cudaStream_t stream,
+                         const RungInfo** last) {
+  for (const RungInfo* r = &rung; r != nullptr;) {
+    *last = r;
+    const cudaError_t err = r->launch(g, stream);
+    FallbackReason reason{};
+    r = reason_of(err, &reason) ? fallback_for(*r, reason) : nullptr;
+    if (r == nullptr) return err;
+  }
+  return cudaSuccess;  // not reached
+}
+
+// "rung 14", or "rung 14 (and its fallback chain down to rung 13)" when the chain went on.
+std::string chain_name(const RungInfo& first, const RungInfo& last) {
+  std::string text = say("rung %lld", first.number);
+  if (&last != &first) text += say(" (and its fallback chain down to rung %lld)", last.number);
+  return text;
+}
+
+// The Status of a rung's answer, and its sentence.
+Status status_of(cudaError_t err, const RungInfo& first, const RungInfo& last, std::string* why) {
+  auto fail = [&](Status s, std::string text) {
+    if (why) *why = std::move(text);
+    return s;
+  };
+  switch (err) {
+    case cudaSuccess:
+      return Status::ok;
+    case runtime::kGpuUnsupported:  // the sm_90a rungs on a GPU that is not a Hopper
+      return fail(Status::unsupported_gpu,
+                  say("rung %lld has no kernel for this GPU (compute capability ", last.number) +
+                      compute_capability() +
+                      "): it is Hopper-only (sm_90a) code, or the build left out this "
+                      "architecture");
+    case runtime::kWorkspaceShort:  // the runtime left no error pending
+      return fail(Status::no_workspace,
+                  chain_name(first, last) +
+                      say(" needs more workspace than the limit (%lld bytes) or the device can "
+                          "supply (sgemm::set_workspace_limit)",
+                          static_cast<long long>(workspace_limit())));
+    case runtime::kShapeUnsuitable:  // a launcher's refusal with no row in kernels/fallbacks.inc
+      return fail(Status::cuda_error,
+                  say("rung %lld cannot take these operands, and kernels/fallbacks.inc names no "
+                      "rung to run instead",
+                      last.number));
+    default:
+      cudaGetLastError();  // a launch error is reported once, here, and not by the next call
+      return fail(Status::cuda_error,
+                  std::string("rung launch failed: ") + cudaGetErrorString(err));
+  }
+}
+
 }  // namespace
 
 Status check_arguments(int rung, int M, int N, int K, const float* A, int lda, const float* B,
                        int ldb, const float* C, int ldc, std::string* why) {
-  return check_for_stream(rung, M, N, K, A, lda, B, ldb, C, ldc, nullptr, why);
+  if (find_rung(rung) == nullptr) return unknown_rung(rung, why);
+  // alpha, beta: not checked. C: not written.
+  return check_problem(Gemm{M, N, K, 1.f, A, lda, B, ldb, 0.f, const_cast<float*>(C), ldc}, nullptr,
+                       why);
 }
 
 Status launch(const RungInfo& rung, const Gemm& g, cudaStream_t stream, std::string* why) {
-  Status s =
-      check_for_stream(rung.number, g.M, g.N, g.K, g.A, g.lda, g.B, g.ldb, g.C, g.ldc, stream, why);
+  Status s = check_problem(g, stream, why);
   if (s != Status::ok) return s;
-  const cudaError_t err = g.alpha == 0.f ? launch_scale_c(g.M, g.N, g.beta, g.C, g.ldc, stream)
-                                         : rung.launch(g, stream);
-  if (err == cudaErrorNoKernelImageForDevice) {
-    // The sm_90a rungs return it on a GPU that is not a Hopper.
-    if (why)
-      *why = say("rung %lld has no kernel for this GPU (compute capability ", rung.number) +
-             compute_capability() +
-             "): it is Hopper-only (sm_90a) code, or the build left out this architecture";
-    return Status::unsupported_gpu;
+  if (g.alpha == 0.f) {  // BLAS: A and B are not read (scale_c above)
+    const cudaError_t err = launch_scale_c(g.M, g.N, g.beta, g.C, g.ldc, stream);
+    return status_of(err, rung, rung, why);
   }
-  if (err == cudaErrorMemoryAllocation) {  // the runtime left no error pending
-    if (why)
-      *why =
-          say("rung %lld needs more workspace than the limit (%lld bytes) or the device can "
-              "supply, even on its fallback path (sgemm::set_workspace_limit)",
-              rung.number, static_cast<long long>(workspace_limit()));
-    return Status::no_workspace;
-  }
-  if (err != cudaSuccess) {
-    cudaGetLastError();  // a launch error is reported once, here, and not by the next call
-    if (why) *why = std::string("rung launch failed: ") + cudaGetErrorString(err);
-    return Status::cuda_error;
-  }
-  return Status::ok;
+  const RungInfo* last = &rung;
+  const cudaError_t err = launch_chain(rung, g, stream, &last);
+  return status_of(err, rung, *last, why);
 }
 
 Status launch(int rung, int M, int N, int K, float alpha, const float* A, int lda, const float* B,
               int ldb, float beta, float* C, int ldc, cudaStream_t stream, std::string* why) {
   const RungInfo* info = find_rung(rung);
-  if (info == nullptr)  // the same sentence check_arguments gives
-    return check_for_stream(rung, M, N, K, A, lda, B, ldb, C, ldc, stream, why);
+  if (info == nullptr) return unknown_rung(rung, why);
   return launch(*info, Gemm{M, N, K, alpha, A, lda, B, ldb, beta, C, ldc}, stream, why);
 }
 

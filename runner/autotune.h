@@ -24,10 +24,12 @@ using TileLauncher = cudaError_t (*)(int M, int N, int K, float alpha, const flo
 
 struct Registrar {
   Registrar(int rung, const char* params, TileLauncher tile) {
-    candidates().push_back({rung, params, [tile](const Gemm& g, cudaStream_t stream) {
-                              return tile(g.M, g.N, g.K, g.alpha, g.A, g.lda, g.B, g.ldb, g.beta,
-                                          g.C, g.ldc, stream);
-                            }});
+    const Kernel kernel = launched(
+        [tile](const Gemm& g, cudaStream_t stream) {
+          return tile(g.M, g.N, g.K, g.alpha, g.A, g.lda, g.B, g.ldb, g.beta, g.C, g.ldc, stream);
+        },
+        "rung " + std::to_string(rung) + " " + params);
+    candidates().push_back({rung, params, kernel});
   }
 };
 

@@ -32,8 +32,8 @@ std::vector<float> to_host(const float* device, size_t count, cudaStream_t strea
 // An FP64 result on the device, rounded once to FP32 on the host.
 std::vector<float> narrow_to_host(const double* device, size_t count, cudaStream_t stream) {
   std::vector<double> wide(count);
-  CUDA_CHECK(cudaMemcpyAsync(wide.data(), device, count * sizeof(double), cudaMemcpyDeviceToHost,
-                             stream));
+  CUDA_CHECK(
+      cudaMemcpyAsync(wide.data(), device, count * sizeof(double), cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
   return std::vector<float>(wide.begin(), wide.end());
 }
@@ -276,21 +276,19 @@ std::string Problem::str() const {
   return out;
 }
 
-void Harness::cublas(Precision precision, const Problem& p, const float* A, const float* B,
-                     float* C, cudaStream_t stream) {
-  const Shape& s = p.shape;
+void Harness::cublas(Precision precision, const Gemm& g, cudaStream_t stream) {
   CUBLAS_CHECK(cublasSetStream(impl_->cublas, stream ? stream : impl_->stream));
   // cuBLAS is column-major. A row-major matrix is the column-major view of its transpose,
   // so we ask for C^T = B^T A^T: swap the operands and the roles of M and N.
   if (precision == Precision::fp32) {
-    CUBLAS_CHECK(cublasSgemm(impl_->cublas, CUBLAS_OP_N, CUBLAS_OP_N, s.N, s.M, s.K, &p.alpha, B,
-                             s.b_ld(), A, s.a_ld(), &p.beta, C, s.c_ld()));
+    CUBLAS_CHECK(cublasSgemm(impl_->cublas, CUBLAS_OP_N, CUBLAS_OP_N, g.N, g.M, g.K, &g.alpha, g.B,
+                             g.ldb, g.A, g.lda, &g.beta, g.C, g.ldc));
     return;
   }
   // FP32 in and out, products of inputs converted to TF32 on the tensor cores, FP32 sums.
-  CUBLAS_CHECK(cublasGemmEx(impl_->cublas, CUBLAS_OP_N, CUBLAS_OP_N, s.N, s.M, s.K, &p.alpha, B,
-                            CUDA_R_32F, s.b_ld(), A, CUDA_R_32F, s.a_ld(), &p.beta, C, CUDA_R_32F,
-                            s.c_ld(), CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
+  CUBLAS_CHECK(cublasGemmEx(impl_->cublas, CUBLAS_OP_N, CUBLAS_OP_N, g.N, g.M, g.K, &g.alpha, g.B,
+                            CUDA_R_32F, g.ldb, g.A, CUDA_R_32F, g.lda, &g.beta, g.C, CUDA_R_32F,
+                            g.ldc, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
 }
 
 void Harness::cublas_dgemm(const Problem& p, const double* A, const double* B, double* C) {
@@ -301,18 +299,14 @@ void Harness::cublas_dgemm(const Problem& p, const double* A, const double* B, d
                            s.b_ld(), A, s.a_ld(), &beta, C, s.c_ld()));
 }
 
-void Harness::run(int rung, const Problem& p, const float* A, const float* B, float* C) {
-  CUDA_CHECK(kernel(rung)(gemm_of(p, A, B, C), impl_->stream));
-}
+void Harness::run(int rung, const Gemm& problem) { kernel(rung)(problem, impl_->stream); }
 
 Kernel Harness::kernel(int number) { return kernel(require_runnable(number)); }
 
 Kernel Harness::kernel(const Runnable& runnable) {
   if (runnable.reference)
     return [this, precision = runnable.precision](const Gemm& g, cudaStream_t stream) {
-      const Problem p{Shape{g.M, g.N, g.K, g.lda, g.ldb, g.ldc}, g.alpha, g.beta};
-      cublas(precision, p, g.A, g.B, g.C, stream);
-      return cudaSuccess;
+      cublas(precision, g, stream);
     };
   return [rung = runnable.rung](const Gemm& g, cudaStream_t stream) {
     std::string why;
@@ -320,18 +314,19 @@ Kernel Harness::kernel(const Runnable& runnable) {
     const std::string text = "rung " + std::to_string(rung->number) + ": " + why;
     if (status == Status::unsupported_gpu) throw UnsupportedGpu(text);
     if (status != Status::ok) throw Error(text);
-    return cudaSuccess;
   };
 }
 
-namespace {
-
-void run_kernel(const Kernel& kernel, const Problem& p, const float* A, const float* B, float* C,
-                cudaStream_t stream) {
-  CUDA_CHECK(kernel(gemm_of(p, A, B, C), stream));
+Kernel launched(LaunchFunction launch, std::string name) {
+  return [launch = std::move(launch), name = std::move(name)](const Gemm& g, cudaStream_t stream) {
+    const cudaError_t err = launch(g, stream);
+    if (err == cudaSuccess) return;
+    cudaGetLastError();  // reported here, once
+    const std::string text = name + ": " + cudaGetErrorString(err);
+    if (err == cudaErrorNoKernelImageForDevice) throw UnsupportedGpu(text);
+    throw Error(text);
+  };
 }
-
-}  // namespace
 
 CheckReport Harness::check(int rung, const Problem& p, CheckMode mode, uint64_t seed) {
   return check(require_runnable(rung), p, mode, seed);
@@ -405,7 +400,7 @@ CheckReport Harness::check(const Kernel& kernel, const Problem& p, CheckMode mod
   fill_matrix(C0, s.M, s.N, s.c_ld(), c_fill, seed * 3 + 2, kPaddingSentinel, m.stream);
   CUDA_CHECK(cudaMemcpyAsync(in.C, C0, in.nc * sizeof(float), cudaMemcpyDeviceToDevice, m.stream));
 
-  run_kernel(kernel, p, in.A, in.B, in.C, m.stream);
+  kernel(gemm_of(p, in.A, in.B, in.C), m.stream);
   CUDA_CHECK(cudaGetLastError());
 
   Reference ref;
@@ -424,7 +419,7 @@ CheckReport Harness::check(const Kernel& kernel, const Problem& p, CheckMode mod
       cudaMemcpyAsync(reference, C0, in.nc * sizeof(float), cudaMemcpyDeviceToDevice, m.stream));
   if (p.alpha != 0.f && mode == CheckMode::exact) {
     // The exact sum over k (whole numbers below 2^24); the epilogue is applied in FP64.
-    cublas_sgemm(Problem{s, 1.f, 0.f}, in.A, in.B, reference);
+    cublas(Precision::fp32, gemm_of(Problem{s, 1.f, 0.f}, in.A, in.B, reference));
     sum = to_host(reference, in.nc, m.stream);
     ref.sum = sum.data();
   } else if (p.alpha != 0.f) {
@@ -433,7 +428,7 @@ CheckReport Harness::check(const Kernel& kernel, const Problem& p, CheckMode mod
     if (precision == Precision::fp32) {
       expected = narrow_to_host(m.fp64_product(*this, p, in, C0), in.nc, m.stream);
     } else {
-      cublas(precision, p, in.A, in.B, reference);
+      cublas(precision, gemm_of(p, in.A, in.B, reference));
       expected = to_host(reference, in.nc, m.stream);
     }
     ref.expected = expected.data();
@@ -444,7 +439,8 @@ CheckReport Harness::check(const Kernel& kernel, const Problem& p, CheckMode mod
     abs_copy(in.A, abs_a, in.na, m.stream);
     abs_copy(in.B, abs_b, in.nb, m.stream);
     abs_copy(C0, mag, in.nc, m.stream);
-    cublas_sgemm(Problem{s, std::fabs(p.alpha), std::fabs(p.beta)}, abs_a, abs_b, mag);
+    cublas(Precision::fp32,
+           gemm_of(Problem{s, std::fabs(p.alpha), std::fabs(p.beta)}, abs_a, abs_b, mag));
     magnitude = to_host(mag, in.nc, m.stream);
     ref.magnitude = magnitude.data();
   }
@@ -487,7 +483,7 @@ std::vector<Accuracy> Harness::accuracy(const std::vector<Kernel>& kernels, cons
   for (const Kernel& kernel : kernels) {
     CUDA_CHECK(
         cudaMemcpyAsync(in.C, C0, in.nc * sizeof(float), cudaMemcpyDeviceToDevice, m.stream));
-    run_kernel(kernel, p, in.A, in.B, in.C, m.stream);
+    kernel(gemm_of(p, in.A, in.B, in.C), m.stream);
     out.push_back(error_vs_fp64(in.C, C64, s.M, s.N, s.c_ld(), m.stream, magnitude));
   }
   return out;
@@ -501,16 +497,17 @@ std::vector<Timing> Harness::time_in_turn(const std::vector<Kernel>& kernels, co
   const Operands in = m.operands(p);
   fill_inputs(p, in.A, in.B, kTimingSeedA, kTimingSeedB, 0.f, m.stream);
   fill_matrix(in.C, s.M, s.N, s.c_ld(), Fill::uniform, kTimingSeedC, 0.f, m.stream);
+  const Gemm g = gemm_of(p, in.A, in.B, in.C);
 
   for (int i = 0; i < options.warmup; ++i)
-    for (const Kernel& k : kernels) run_kernel(k, p, in.A, in.B, in.C, m.stream);
+    for (const Kernel& k : kernels) k(g, m.stream);
   CUDA_CHECK(cudaStreamSynchronize(m.stream));
 
   // One timed run: L2 flushed first, events around the run.
   auto once = [&](const Kernel& kernel) {
     if (options.flush_l2) m.flusher->flush(m.stream);
     CUDA_CHECK(cudaEventRecord(m.start, m.stream));
-    run_kernel(kernel, p, in.A, in.B, in.C, m.stream);
+    kernel(g, m.stream);
     CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
     CUDA_CHECK(cudaEventSynchronize(m.stop));
     float ms = 0;

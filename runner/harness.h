@@ -7,6 +7,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "check.h"
@@ -42,9 +44,33 @@ const Runnable& reference_for(Precision precision);
 // A result's distance from the FP64 product of the same FP32 inputs (cuBLAS DGEMM).
 using Accuracy = ErrorVsFp64;
 
-// Something that computes C = alpha*A*B + beta*C for a problem given as one value: a rung, a
-// reference, or a candidate tile configuration of scripts/autotune. Returns the launch error.
-using Kernel = std::function<cudaError_t(const Gemm& problem, cudaStream_t stream)>;
+// Errors. The harness has one channel: every failure throws Error (UnsupportedGpu where the
+// GPU has no kernel for a rung), with a sentence that names it; nothing returns an error code.
+// A launch's Status and CUDA error become an Error where they enter the harness: in kernel()
+// and in launched() below.
+
+// Something that computes C = alpha*A*B + beta*C for a problem given as one value (its
+// operands included): a rung, a reference, or a candidate tile configuration of
+// scripts/autotune. Queues the work on `stream`; throws Error when it cannot. Only callables
+// that return nothing convert to it, so that no error code can be dropped on the way in: a
+// function that returns a cudaError_t goes through launched().
+class Kernel {
+ public:
+  Kernel() = default;
+  template <typename F, typename = std::enable_if_t<
+                            std::is_void_v<std::invoke_result_t<F&, const Gemm&, cudaStream_t>>>>
+  Kernel(F run) : run_(std::move(run)) {}  // NOLINT: implicit, as std::function
+  void operator()(const Gemm& problem, cudaStream_t stream) const { run_(problem, stream); }
+
+ private:
+  std::function<void(const Gemm&, cudaStream_t)> run_;
+};
+
+// A function that returns its launch error (a rung's launcher, a tile of scripts/autotune)
+// as a Kernel: an error throws Error naming `name` and the CUDA error (UnsupportedGpu for
+// cudaErrorNoKernelImageForDevice).
+using LaunchFunction = std::function<cudaError_t(const Gemm& problem, cudaStream_t stream)>;
+Kernel launched(LaunchFunction launch, std::string name);
 
 // Where A, B and C start, in floats past cudaMalloc's 256-byte alignment. An offset of 1
 // puts a matrix 4 bytes past a 16-byte boundary, which no float4 access may assume away.
@@ -127,19 +153,14 @@ class Harness {
   std::vector<Timing> time_in_turn(const std::vector<Kernel>& kernels, const Problem& problem,
                                    const TimingOptions& options);
 
-  // The cuBLAS calls the checks and timings use (row-major), on `stream` (the harness's own
+  // The cuBLAS call the checks and timings use (row-major), on `stream` (the harness's own
   // when null): SGEMM in true FP32, or in TF32 mode (CUBLAS_COMPUTE_32F_FAST_TF32).
-  void cublas(Precision precision, const Problem& problem, const float* A, const float* B, float* C,
-              cudaStream_t stream = nullptr);
-  void cublas_sgemm(const Problem& problem, const float* A, const float* B, float* C,
-                    cudaStream_t stream = nullptr) {
-    cublas(Precision::fp32, problem, A, B, C, stream);
-  }
+  void cublas(Precision precision, const Gemm& problem, cudaStream_t stream = nullptr);
   // C64 = alpha * A64 * B64 + beta * C64 in FP64 (row-major, the problem's leading dimensions).
   void cublas_dgemm(const Problem& problem, const double* A, const double* B, double* C);
 
   // Launches `rung` (or cuBLAS) once on stream(); throws Error with the API's message.
-  void run(int rung, const Problem& problem, const float* A, const float* B, float* C);
+  void run(int rung, const Gemm& problem);
 
   // The Kernel that runs `runnable` through the library API (cuBLAS for the references), on
   // the stream it is called with; by number for the tests (Error when there is none).

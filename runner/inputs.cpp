@@ -26,11 +26,11 @@ struct WithParameter {
   double max;
   bool whole;
 };
-constexpr WithParameter kParameterized[] = {{"phi", Distribution::phi, kMaxPhi, false},
-                                            {"span", Distribution::span, kMaxExponent, true},
-                                            {"span-b", Distribution::span_b, kMaxExponent, true},
-                                            {"exponents", Distribution::exponents, kMaxExponent,
-                                             true}};
+constexpr WithParameter kParameterized[] = {
+    {"phi", Distribution::phi, kMaxPhi, false},
+    {"span", Distribution::span, kMaxExponent, true},
+    {"span-b", Distribution::span_b, kMaxExponent, true},
+    {"exponents", Distribution::exponents, kMaxExponent, true}};
 
 }  // namespace
 

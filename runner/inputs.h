@@ -18,15 +18,15 @@ enum class Distribution {
   big_column,  // uniform, one column of A (K / 2) times 2^30
   big_rows,    // uniform, half the rows of A hold one element times 2^30
   // Where FP32's componentwise bound is tightest (the checks; docs/00_method.md):
-  span,        // span=S: uniform, column K/2 of A times 2^S, row K/2 of B zero
-  span_b,      // span-b=S: uniform, row K/2 of B times 2^S, column K/2 of A zero
-  exponents,   // exponents=E: +-[1, 2) 2^e, e a uniform whole number in [-E, E]
+  span,       // span=S: uniform, column K/2 of A times 2^S, row K/2 of B zero
+  span_b,     // span-b=S: uniform, row K/2 of B times 2^S, column K/2 of A zero
+  exponents,  // exponents=E: +-[1, 2) 2^e, e a uniform whole number in [-E, E]
 };
 
 struct Inputs {
   Distribution distribution = Distribution::uniform;
-  double parameter = 0;            // phi, S or E (0 for the others)
-  std::string name() const;        // as parse() reads it: "uniform", "phi=0.5", "big-rows"
+  double parameter = 0;      // phi, S or E (0 for the others)
+  std::string name() const;  // as parse() reads it: "uniform", "phi=0.5", "big-rows"
   bool operator==(const Inputs& o) const {
     return distribution == o.distribution && parameter == o.parameter;
   }

@@ -14,6 +14,18 @@ namespace {
 
 using namespace sgemm;
 
+// `sgemm --list`: every runnable, and under a rung what runs when it cannot (fallbacks.inc).
+void print_list() {
+  for (const Runnable& r : runnables()) {
+    std::printf("%d\t%s\t%s\t%s\n", r.number, r.name.c_str(), to_string(r.precision),
+                r.summary.c_str());
+    for (const FallbackInfo& f : fallbacks())
+      if (f.rung == r.rung)
+        std::printf("\tfalls back to %d %s when %s (%s)\n", f.instead->number, f.instead->name,
+                    f.when, to_string(f.reason));
+  }
+}
+
 int run(const Options& o) {
   const RunOptions& r = o.run;
   Harness harness(r.device);
@@ -78,9 +90,7 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
   if (parsed.options.list) {
-    for (const Runnable& r : runnables())
-      std::printf("%d\t%s\t%s\t%s\n", r.number, r.name.c_str(), to_string(r.precision),
-                  r.summary.c_str());
+    print_list();
     return kExitOk;
   }
   try {

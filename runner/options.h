@@ -19,7 +19,7 @@ struct RunOptions {
   std::vector<Shape> shapes;  // from --sizes or --mnk (the program's defaults otherwise)
   float alpha = 1.f;
   float beta = 0.f;
-  int pad = 0;  // leading dimensions = row length + pad
+  int pad = 0;    // leading dimensions = row length + pad
   Inputs inputs;  // --inputs: what fills A and B
   ChecksToRun checks = ChecksToRun::both;
   TimingOptions timing;  // --warmup, --block-ms, --reps

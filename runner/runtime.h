@@ -63,6 +63,15 @@ inline cudaError_t require_sm90() {
 #endif
 }
 
+// How a launcher says that it cannot run a problem, before it queues anything: it returns the
+// reason's error, and the library runs the rung kernels/fallbacks.inc names for that reason
+// (sgemm.h: FallbackReason), or reports the reason when none is named. The rung decides when;
+// the table says what runs instead.
+constexpr cudaError_t kWorkspaceShort = cudaErrorMemoryAllocation;        // as Workspace::error()
+constexpr cudaError_t kGpuUnsupported = cudaErrorNoKernelImageForDevice;  // as require_sm90()
+// No CUDA call of a launcher returns this one, so it cannot be mistaken for a real failure.
+constexpr cudaError_t kShapeUnsuitable = cudaErrorInvalidPitchValue;
+
 // More than 48 KiB of dynamic shared memory is opt-in, per kernel and per device: done once.
 template <auto kernel>
 cudaError_t allow_shared_bytes(int bytes) {

@@ -54,6 +54,28 @@ const std::vector<RungInfo>& rungs();
 // The rung with this number, or nullptr.
 const RungInfo* find_rung(int number);
 
+// Why a rung hands a problem on to another rung, which kernels/fallbacks.inc names.
+enum class FallbackReason {
+  workspace_short,   // the workspace (below) cannot hold what the rung needs
+  shape_unsuitable,  // the rung's kernel cannot take these operands (e.g. TMA cannot read B)
+  gpu_unsupported,   // the rung has no kernel for this GPU
+};
+
+const char* to_string(FallbackReason reason);  // "workspace_short", as kernels/fallbacks.inc
+
+struct FallbackInfo {
+  const RungInfo* rung;     // the rung that cannot run the problem
+  FallbackReason reason;    // why
+  const RungInfo* instead;  // the rung launch() runs instead, on the same problem and stream
+  const char* when;         // the condition, in words
+};
+
+// Every fallback, read from kernels/fallbacks.inc: launch() follows them down the chain.
+const std::vector<FallbackInfo>& fallbacks();
+
+// The rung that runs when `rung` cannot for `reason`, or nullptr (launch() then reports it).
+const RungInfo* fallback_for(const RungInfo& rung, FallbackReason reason);
+
 // "kernels/06_vectorized.cu" style paths, relative to the repository root.
 std::string kernel_file(const RungInfo& rung);
 std::string doc_file(const RungInfo& rung);
@@ -66,7 +88,7 @@ enum class Status {
   bad_pointer,      // null, not 4-byte aligned, not device memory, or another device's
   too_large,        // an element offset would not fit the kernels' 32-bit index math
   unsupported_gpu,  // no kernel for this GPU: sm_90a (Hopper-only) code, or an arch not built
-  no_workspace,     // the workspace (below) could not supply what the rung needs, even its fallback
+  no_workspace,     // the workspace (below) could not supply what the rung or its fallbacks need
   cuda_error,       // the launch failed; the message says which CUDA error
 };
 
@@ -96,7 +118,8 @@ Status launch(const RungInfo& rung, const Gemm& problem, cudaStream_t stream = n
 // allocates nothing. Its limit bounds what the library's calls hold at once, per device: a
 // quarter of the device's memory unless the environment sets SGEMM_WORKSPACE_LIMIT (bytes, or
 // with a K, M or G suffix) or set_workspace_limit does. A launch whose workspace would pass the
-// limit takes a path that needs less (each rung's doc says which), else returns no_workspace.
+// limit takes a path that needs less (each rung's doc says which; fallbacks() lists those that
+// are other rungs), else returns no_workspace.
 size_t workspace_limit();                // bytes, on the current device
 void set_workspace_limit(size_t bytes);  // for every device; 0 restores the default
 size_t workspace_held();                 // bytes the current device's pool holds now

@@ -23,8 +23,8 @@ class GpuChecker : public GpuTest {
 
 TEST_F(GpuChecker, CatchesAPlantedWrongElement) {
   Buffers b({{64, 48, 40}}, harness_->stream());
-  harness_->run(rung_, b.problem, b.A.get(), b.B.get(), b.C.get());
-  harness_->cublas_sgemm(b.problem, b.A.get(), b.B.get(), b.reference.get());
+  harness_->run(rung_, b.gemm());
+  harness_->cublas(Precision::fp32, b.reference_gemm());
   sync();
   ASSERT_TRUE(compare_exact(b).pass) << "the rung is wrong before anything was planted";
 
@@ -49,7 +49,7 @@ TEST_F(GpuChecker, CatchesAPlantedWrongElement) {
   DeviceBuffer absA(b.A.size()), absB(b.B.size()), magnitude(b.C.size());
   abs_copy(b.A.get(), absA.get(), b.A.size(), harness_->stream());
   abs_copy(b.B.get(), absB.get(), b.B.size(), harness_->stream());
-  harness_->cublas_sgemm(b.problem, absA.get(), absB.get(), magnitude.get());
+  harness_->cublas(Precision::fp32, gemm_of(b.problem, absA.get(), absB.get(), magnitude.get()));
   sync();
   std::vector<float> got = to_host(b.C), expected = to_host(b.reference), mag = to_host(magnitude);
   Reference reference;
@@ -67,8 +67,8 @@ TEST_F(GpuChecker, CatchesAnUnwrittenRow) {
   Buffers b({{33, 20, 16}}, harness_->stream());
   Problem short_one = b.problem;
   short_one.shape.M -= 1;  // a kernel that misses the last row of C
-  harness_->run(rung_, short_one, b.A.get(), b.B.get(), b.C.get());
-  harness_->cublas_sgemm(b.problem, b.A.get(), b.B.get(), b.reference.get());
+  harness_->run(rung_, gemm_of(short_one, b.A.get(), b.B.get(), b.C.get()));
+  harness_->cublas(Precision::fp32, b.reference_gemm());
   sync();
   Comparison c = compare_exact(b);
   EXPECT_FALSE(c.pass);
@@ -101,7 +101,7 @@ class BrokenKernels : public GpuTest {
 
 TEST_F(BrokenKernels, WritesNothing) {
   // Only the harness's NaN poison tells this apart from a kernel that wrote stale zeros.
-  const Kernel nothing = [](const Gemm&, cudaStream_t) { return cudaSuccess; };
+  const Kernel nothing = [](const Gemm&, cudaStream_t) {};
   for (CheckMode mode : kModes) {
     SCOPED_TRACE(to_string(mode));
     CheckReport report = check(nothing, {{48, 40, 24}}, mode);
@@ -191,7 +191,8 @@ TEST_F(BrokenKernels, ReadsCWhenBetaIsZero) {
 }
 
 TEST_F(BrokenKernels, LaunchErrorIsNeverAPass) {
-  const Kernel fails = [](const Gemm&, cudaStream_t) { return cudaErrorInvalidConfiguration; };
+  const Kernel fails =
+      launched([](const Gemm&, cudaStream_t) { return cudaErrorInvalidConfiguration; }, "fails");
   try {
     EXPECT_FALSE(check(fails, {{16, 16, 16}}, CheckMode::exact).pass());
   } catch (const Error& e) {

@@ -17,10 +17,9 @@ inline const std::vector<Shape>& hard_shapes() {
 
 inline std::vector<Inputs> hard_inputs() {
   std::vector<Inputs> inputs;
-  for (const char* name :
-       {"uniform", "normal", "phi=0.5", "phi=1", "phi=2", "phi=4", "exponents=8", "exponents=16",
-        "span=8", "span=12", "span=16", "span=20", "span-b=8", "span-b=16", "span-b=20",
-        "big-column", "big-rows"})
+  for (const char* name : {"uniform", "normal", "phi=0.5", "phi=1", "phi=2", "phi=4", "exponents=8",
+                           "exponents=16", "span=8", "span=12", "span=16", "span=20", "span-b=8",
+                           "span-b=16", "span-b=20", "big-column", "big-rows"})
     inputs.push_back(*parse_inputs(name));
   return inputs;
 }

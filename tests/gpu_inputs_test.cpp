@@ -5,12 +5,13 @@
 // elements of a line count; at small K, where the bound is tightest, and at large K. Rung 16
 // with the rule it had before its certificate fails them (gpu_planted_test.cpp). Skips without
 // a GPU.
+#include "gpu_inputs.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "gpu_inputs.h"
 #include "gpu_support.h"
 #include "sgemm.h"
 

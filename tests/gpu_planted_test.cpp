@@ -35,17 +35,15 @@ struct Planted {
   Kernel broken;     // the same kernel without its small products
 };
 
-const Planted kPlanted[] = {{"mma_3xtf32", &mma_3xtf32_planted::launch},
-                            {"wgmma_3xtf32", &wgmma_3xtf32_planted::launch},
-                            {"every_shape_3xtf32", &every_shape_3xtf32_planted::launch}};
+const Planted kPlanted[] = {
+    {"mma_3xtf32", launched(&mma_3xtf32_planted::launch, "planted mma_3xtf32")},
+    {"wgmma_3xtf32", launched(&wgmma_3xtf32_planted::launch, "planted wgmma_3xtf32")},
+    {"every_shape_3xtf32",
+     launched(&every_shape_3xtf32_planted::launch, "planted every_shape_3xtf32")}};
 
 class PlantedTf32Accuracy : public GpuTest, public ::testing::WithParamInterface<Planted> {
  protected:
-  int real_rung() const {
-    for (const RungInfo& r : rungs())
-      if (std::string(r.name) == GetParam().rung) return r.number;
-    return 0;
-  }
+  int real_rung() const { return rung_number(GetParam().rung); }  // throws for an unknown name
   CheckReport check(const Kernel& kernel, const Problem& p, CheckMode mode) {
     return harness_->check(kernel, p, mode, 3, "planted", Precision::fp32);
   }
@@ -82,8 +80,8 @@ INSTANTIATE_TEST_SUITE_P(Rungs, PlantedTf32Accuracy, ::testing::ValuesIn(kPlante
                            return std::string(planted.param.rung);
                          });
 
-// Rung 16 with 11 bits fewer in each scaled integer: split inputs no longer fit its integers
-// at K = 4096 (the exact check fails), and its error is 2^11 times rung 16's, above the
+// Rung 16 (ozaki_int8) with 11 bits fewer in each scaled integer: split inputs no longer fit its
+// integers at K = 4096 (the exact check fails), and its error is 2^11 times rung 16's, above the
 // random check's FP64 rule at K = 4096 and at K = 131072 (two chunks of K, each reduced mod
 // p_l). The real rung passes the same checks.
 class PlantedCoarseIntegers : public GpuTest {
@@ -94,16 +92,18 @@ class PlantedCoarseIntegers : public GpuTest {
 };
 
 TEST_F(PlantedCoarseIntegers, FailsTheFp32Checks) {
-  SGEMM_SKIP_UNSUPPORTED_RUNG(16);
+  const int real = rung_number("ozaki_int8");  // throws for an unknown name
+  SGEMM_SKIP_UNSUPPORTED_RUNG(real);
+  const Kernel planted = launched(&ozaki_int8_planted::launch, "planted ozaki_int8");
   for (const Problem& p : {Problem{{256, 192, 4096}}, Problem{{128, 96, 131072}}})
     for (CheckMode mode : {CheckMode::exact, CheckMode::random}) {
       // At K = 131072 the exact check's whole numbers fit even the coarse integers.
       if (mode == CheckMode::exact && p.shape.K > kSplitInputMaxK) continue;
       SCOPED_TRACE(p.str() + " " + to_string(mode));
-      const CheckReport broken = check(&ozaki_int8_planted::launch, p, mode);
+      const CheckReport broken = check(planted, p, mode);
       EXPECT_FALSE(broken.pass()) << broken.summary();
-      const CheckReport real = check(harness_->kernel(16), p, mode);
-      EXPECT_TRUE(real.pass()) << real.summary();
+      const CheckReport ours = check(harness_->kernel(real), p, mode);
+      EXPECT_TRUE(ours.pass()) << ours.summary();
     }
 }
 
@@ -114,7 +114,7 @@ class PlantedSpanRule : public GpuTest {};
 
 TEST_F(PlantedSpanRule, FailsTheInputsChecks) {
   SGEMM_SKIP_UNSUPPORTED_RUNG(16);
-  const Kernel broken = &ozaki_int8_span_rule::launch;
+  const Kernel broken = launched(&ozaki_int8_span_rule::launch, "planted ozaki_int8 span rule");
   for (const char* name : {"span=8", "span=16", "span=20", "span-b=16", "exponents=8"}) {
     SCOPED_TRACE(name);
     int failures = 0;

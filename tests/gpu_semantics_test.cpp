@@ -285,7 +285,7 @@ class RungSemantics : public ::testing::TestWithParam<Param> {
       CUDA_CHECK(every_shape_3xtf32::launch_config(GetParam().path, GetParam().slices, gemm,
                                                    harness_->stream()));
     }
-    harness_->cublas(rung.precision, p, A.at, B.at, ref.at);
+    harness_->cublas(rung.precision, gemm_of(p, A.at, B.at, ref.at));
     sync();
     std::vector<float> got(in.C0.size()), expected(in.C0.size());
     CUDA_CHECK(cudaMemcpy(got.data(), C.at, got.size() * 4, cudaMemcpyDeviceToHost));

@@ -73,6 +73,14 @@ inline int last_supported_rung() {
   return rungs().front().number;
 }
 
+// The number of the rung named `name` in kernels/ladder.inc. Throws Error when there is none,
+// so that a test of a renamed or removed rung fails loudly instead of testing something else.
+inline int rung_number(const std::string& name) {
+  for (const RungInfo& r : rungs())
+    if (name == r.name) return r.number;
+  throw Error("no rung named '" + name + "' in kernels/ladder.inc");
+}
+
 // Skips the test without a GPU (see above); else holds a Harness.
 class GpuTest : public ::testing::Test {
  protected:
@@ -102,6 +110,8 @@ struct Buffers {
     fill_value(C.get(), C.size(), kNaN, stream);
     fill_value(reference.get(), reference.size(), kNaN, stream);
   }
+  Gemm gemm() { return gemm_of(problem, A.get(), B.get(), C.get()); }
+  Gemm reference_gemm() { return gemm_of(problem, A.get(), B.get(), reference.get()); }
 };
 
 inline std::vector<float> to_host(const DeviceBuffer& buffer) {
@@ -131,10 +141,10 @@ inline Comparison compare_with_cublas(Harness& harness, const Shape& s, const De
   const Problem p{{s.M, s.N, s.K}};
   DeviceBuffer expected(size_t(s.M) * s.N), absA(A.size()), absB(B.size()),
       magnitude(size_t(s.M) * s.N);
-  harness.cublas(precision, p, A.get(), B.get(), expected.get());
+  harness.cublas(precision, gemm_of(p, A.get(), B.get(), expected.get()));
   abs_copy(A.get(), absA.get(), A.size(), harness.stream());
   abs_copy(B.get(), absB.get(), B.size(), harness.stream());
-  harness.cublas_sgemm(p, absA.get(), absB.get(), magnitude.get());
+  harness.cublas(Precision::fp32, gemm_of(p, absA.get(), absB.get(), magnitude.get()));
   CUDA_CHECK(cudaStreamSynchronize(harness.stream()));
   const std::vector<float> want = to_host(expected), mag = to_host(magnitude);
   Reference reference;

@@ -1,11 +1,15 @@
 // The one kernel list (kernels/ladder.inc) as the library sees it, and the files it names:
-// every rung has a kernel file and a doc, and every kernel file is on the list.
+// every rung has a kernel file and a doc, and every kernel file is on the list. The fallback
+// chain (kernels/fallbacks.inc): rungs of one precision class, no cycles.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <regex>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sgemm.h"
 
@@ -41,6 +45,45 @@ TEST(Ladder, FindRung) {
   EXPECT_EQ(find_rung(0), nullptr);  // cuBLAS is not a rung of ours
   EXPECT_EQ(find_rung(-1), nullptr);
   EXPECT_EQ(find_rung(int(rungs().size()) + 1), nullptr);
+}
+
+// kernels/fallbacks.inc: every row names two rungs (the registry resolves them), a rung has
+// at most one fallback per reason, a fallback keeps the rung's precision class (its answer is
+// checked and compared as the rung's), and following the chain from any rung ends.
+TEST(Fallbacks, NameRungsOfTheSamePrecisionOncePerReason) {
+  ASSERT_FALSE(fallbacks().empty());
+  std::set<std::pair<const RungInfo*, FallbackReason>> seen;
+  for (const FallbackInfo& f : fallbacks()) {
+    ASSERT_NE(f.rung, nullptr);
+    ASSERT_NE(f.instead, nullptr) << f.rung->name;
+    SCOPED_TRACE(std::string(f.rung->name) + " -> " + f.instead->name);
+    EXPECT_NE(f.rung, f.instead);
+    EXPECT_EQ(f.rung->precision, f.instead->precision);
+    EXPECT_TRUE(seen.insert({f.rung, f.reason}).second) << "two rows for " << to_string(f.reason);
+    ASSERT_NE(f.when, nullptr);
+    EXPECT_STRNE(f.when, "");
+    EXPECT_EQ(fallback_for(*f.rung, f.reason), f.instead);
+  }
+}
+
+TEST(Fallbacks, EveryChainEnds) {
+  const FallbackReason reasons[] = {FallbackReason::workspace_short,
+                                    FallbackReason::shape_unsuitable,
+                                    FallbackReason::gpu_unsupported};
+  for (const RungInfo& start : rungs()) {
+    // A rung's answer may name any reason, and its fallback's another: walk every path.
+    std::vector<const RungInfo*> path = {&start};
+    std::function<void()> walk = [&] {
+      ASSERT_LE(path.size(), rungs().size()) << "a cycle through " << start.name;
+      for (FallbackReason reason : reasons)
+        if (const RungInfo* next = fallback_for(*path.back(), reason)) {
+          path.push_back(next);
+          walk();
+          path.pop_back();
+        }
+    };
+    walk();
+  }
 }
 
 TEST(Ladder, FileNamesHaveTwoDigitPrefixes) {

@@ -32,14 +32,16 @@ int main(int argc, char** argv) {
       {512, 16384, 4096}, {16384, 512, 4096}, {8192, 8192, 128},  {1024, 1024, 65536},
       {4096, 256, 4096},  {256, 4096, 4096},  {4095, 4097, 4093}};
   std::vector<std::string> names = {"cublas", "choice"};
-  std::vector<Kernel> kernels = {h.kernel(kCublasRung), r15::launch};
+  std::vector<Kernel> kernels = {h.kernel(kCublasRung), launched(r15::launch, "rung 15")};
   for (int path : {1, 0})
     for (int slices : {1, 2, 4, 8, 16}) {
       if (path == 0 && slices == 2) continue;
       names.push_back((path ? "prepass/" : "fused/") + std::to_string(slices));
-      kernels.push_back([path, slices](const Gemm& g, cudaStream_t s) {
-        return r15::launch_config(path, slices, g, s);
-      });
+      kernels.push_back(launched(
+          [path, slices](const Gemm& g, cudaStream_t s) {
+            return r15::launch_config(path, slices, g, s);
+          },
+          names.back()));
     }
   std::printf("%-18s %9s", "shape", "cuBLAS TF/s");
   for (size_t i = 1; i < names.size(); ++i) std::printf(" %10s", names[i].c_str());
