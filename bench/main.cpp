@@ -106,8 +106,11 @@ int main(int argc, char** argv) {
     sweep = std::make_unique<Sweep>(*harness, options);
   }
   register_benchmarks(options, sweep.get());
-  benchmark::RunSpecifiedBenchmarks();
+  // None selected: Google Benchmark has said why in one line (a --benchmark_filter that matches
+  // no name, or one that is not a regular expression). Bad usage, not a success.
+  const size_t selected = benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  if (selected == 0) return kExitUsage;
   if (sweep && sweep->errors() > 0) {
     std::fprintf(stderr, "sgemm_bench: %d benchmark(s) failed validation or hit an error\n",
                  sweep->errors());

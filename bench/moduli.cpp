@@ -6,15 +6,16 @@
 // Per size (M = N = K): every kernel timed in turn in blocks (docs/00_method.md, "Timing"),
 // then its error against the FP64 product of the same inputs (cuBLAS DGEMM), on uniform and
 // wide-range inputs: the relative Frobenius error and the largest element's relative error.
-// Prints one JSON document. Exit 3 without a GPU, 2 on bad usage.
+// Prints one JSON document. `sgemm_moduli --help` lists the flags and exit statuses.
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "harness.h"
+#include "options.h"
+#include "sgemm.h"
 
 namespace sgemm::ozaki_int8 {
 cudaError_t launch_moduli(int count, const Gemm& gemm, cudaStream_t stream);
@@ -22,15 +23,24 @@ cudaError_t launch_moduli(int count, const Gemm& gemm, cudaStream_t stream);
 
 namespace {
 
-std::vector<int> parse_list(const char* text) {
-  std::vector<int> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) {
-    const int v = std::atoi(item.c_str());
-    if (v < 1) throw std::invalid_argument("not a positive number: " + item);
-    out.push_back(v);
-  }
-  return out;
+std::string number_text(double v) {  // 1048576 rather than 1.04858e+06
+  char text[32];
+  std::snprintf(text, sizeof text, "%.15g", v);
+  return text;
+}
+
+// Accepts a number from lo to hi, a whole one when `whole`; the message says which.
+CLI::Validator number_from(double lo, double hi, bool whole) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !(v >= lo && v <= hi) || (whole && v != int(v)))
+          return "'" + text + "' is not " + (whole ? "a whole number" : "a number") + " from " +
+                 number_text(lo) + " to " + number_text(hi);
+        return "";
+      },
+      "");
 }
 
 struct Entry {
@@ -43,26 +53,36 @@ struct Entry {
 int main(int argc, char** argv) {
   std::vector<int> sizes = {4096, 8192}, counts = {4, 5, 6, 7, 8};
   sgemm::TimingOptions timing;
-  try {
-    for (int i = 1; i < argc; ++i) {
-      const std::string flag = argv[i];
-      if (i + 1 >= argc) throw std::invalid_argument("missing value after " + flag);
-      if (flag == "--sizes")
-        sizes = parse_list(argv[++i]);
-      else if (flag == "--counts")
-        counts = parse_list(argv[++i]);
-      else if (flag == "--block-ms")
-        timing.block_ms = std::atof(argv[++i]);
-      else
-        throw std::invalid_argument("unknown flag " + flag);
-    }
-    for (int count : counts)
-      if (count < 4 || count > 8)
-        throw std::invalid_argument("--counts: " + std::to_string(count) +
-                                    " moduli; rung 16 takes 4 to 8");
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "sgemm_moduli: %s\n", e.what());
-    return 2;
+  CLI::App app(
+      "Rung 16's speed and error against FP64 for each number of moduli, beside cuBLAS SGEMM,\n"
+      "cuBLAS TF32 and rungs 14 and 15, timed in turn in one run (docs/16_ozaki_int8.md).\n"
+      "Prints one JSON document on stdout.",
+      "sgemm_moduli");
+  app.footer(
+      "exit status:\n  0  the JSON is complete\n  2  bad usage: the message names the flag; "
+      "nothing ran\n  3  no usable GPU, or a CUDA or cuBLAS error\n");
+  app.add_option("--sizes", sizes, "square sizes S1,S2,...")
+      ->type_name("S1,S2,...")
+      ->delimiter(',')
+      ->check(number_from(1, sgemm::kMaxDimension, true))
+      ->capture_default_str();
+  app.add_option("--counts", counts, "numbers of moduli, each 4 to 8")
+      ->type_name("N1,N2,...")
+      ->delimiter(',')
+      ->check(number_from(4, 8, true))
+      ->capture_default_str();
+  app.add_option("--block-ms", timing.block_ms,
+                 "time kernels in blocks of at least T ms of GPU time (docs/00_method.md)")
+      ->type_name("T")
+      ->check(number_from(0, 3600000, false))
+      ->capture_default_str();
+  bool is_help = false;
+  const std::string text =
+      sgemm::parse(app, std::vector<std::string>(argv + 1, argv + argc), &is_help);
+  if (!text.empty()) {
+    std::fputs((is_help ? text : "sgemm_moduli: " + text + "\n").c_str(),
+               is_help ? stdout : stderr);
+    return is_help ? sgemm::kExitOk : sgemm::kExitUsage;
   }
   try {
     sgemm::Harness harness(0);
@@ -107,7 +127,7 @@ int main(int argc, char** argv) {
     std::printf("]}\n");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sgemm_moduli: %s\n", e.what());
-    return 3;
+    return sgemm::kExitRuntimeError;
   }
   return 0;
 }

@@ -1,6 +1,8 @@
 #include "sweep_options.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "harness.h"
@@ -117,7 +119,15 @@ SweepParseResult parse_sweep_args(int* argc, char** argv) {
                  "least " +
                      probe + ", or a 2-run probe at " + probe + "); 0: no limit")
       ->type_name("S")
-      ->check(CLI::NonNegativeNumber)
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            char* end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            if (text.empty() || *end != '\0' || !(v >= 0) || std::isinf(v))
+              return "'" + text + "' is not a number of seconds, 0 or more (0: no limit)";
+            return "";
+          },
+          ""))
       ->capture_default_str();
   CommonOptions common(app, o.run);
   app.callback([&] {
@@ -146,6 +156,15 @@ SweepParseResult parse_sweep_args(int* argc, char** argv) {
   bool is_help = false;
   const std::string text = parse(app, take_sweep_args(argc, argv), &is_help);
   (is_help ? o.help : result.error) = text;
+  // Google Benchmark exits with 1, which means a failed benchmark here, when it cannot open
+  // --benchmark_out: a bad path is bad usage, found now, before any GPU work.
+  for (int i = 1; result.ok() && !is_help && i < *argc; ++i) {
+    const std::string arg = argv[i];
+    if (starts_with(arg, "--benchmark_out=")) {
+      const std::string why = writable_error(arg.substr(arg.find('=') + 1));
+      if (!why.empty()) result.error = "--benchmark_out: " + why;
+    }
+  }
   // The bench's JSON is Google Benchmark's: --json FILE asks it for exactly that.
   if (result.ok() && !o.run.json_path.empty()) {
     o.benchmark_out = {"--benchmark_out=" + o.run.json_path, "--benchmark_out_format=json"};

@@ -11,6 +11,7 @@ if(CMAKE_CUDA_COMPILER)
   get_filename_component(_sgemm_nvcc_dir ${CMAKE_CUDA_COMPILER} DIRECTORY)
   list(APPEND _sgemm_hints ${_sgemm_nvcc_dir})
 endif()
+list(REMOVE_DUPLICATES _sgemm_hints)  # nvcc usually sits in the toolkit's bin: name it once
 find_program(SGEMM_CUOBJDUMP cuobjdump
   HINTS ${_sgemm_hints}
   PATHS ${PROJECT_BINARY_DIR}/tools/bin
@@ -18,7 +19,8 @@ find_program(SGEMM_CUOBJDUMP cuobjdump
 
 if(NOT SGEMM_CUOBJDUMP AND SGEMM_FETCH_CUOBJDUMP)
   set(_sgemm_tools ${PROJECT_BINARY_DIR}/tools)
-  message(STATUS "cuobjdump: not in the CUDA toolkit (${_sgemm_hints}) nor on PATH; "
+  list(JOIN _sgemm_hints ", " _sgemm_where)
+  message(STATUS "cuobjdump: not in the CUDA toolkit (${_sgemm_where}) nor on PATH; "
                  "the SASS tests need it, so fetching it into ${_sgemm_tools} "
                  "(-DSGEMM_FETCH_CUOBJDUMP=OFF to skip)")
   execute_process(

@@ -102,20 +102,6 @@ std::string size_error(const std::string& text) {
   return why.empty() ? "" : "bad size: " + why;
 }
 
-// "" when a file can be written at `path`; otherwise why not. Checked while parsing, so that a
-// bad path fails before any GPU work. Leaves nothing behind: an existing file is opened for
-// appending and not written; a new one is created and removed again.
-std::string writable_error(const std::string& path) {
-  if (path.empty()) return "needs a file name";
-  std::error_code ignored;
-  const bool existed = std::filesystem::exists(path, ignored);
-  std::FILE* file = std::fopen(path.c_str(), "a");
-  if (!file) return "cannot write '" + path + "': " + std::strerror(errno);
-  std::fclose(file);
-  if (!existed) std::remove(path.c_str());
-  return "";
-}
-
 // "M,N,K" or "MxNxK" (as in benchmark names); several separated by ';'.
 std::vector<std::string> problems_in(const std::string& text) { return split(text, ';'); }
 
@@ -143,6 +129,17 @@ const std::pair<const char*, ChecksToRun> kCheckNames[] = {{"both", ChecksToRun:
                                                            {"none", ChecksToRun::none}};
 
 }  // namespace
+
+std::string writable_error(const std::string& path) {
+  if (path.empty()) return "needs a file name";
+  std::error_code ignored;
+  const bool existed = std::filesystem::exists(path, ignored);
+  std::FILE* file = std::fopen(path.c_str(), "a");
+  if (!file) return "cannot write '" + path + "': " + std::strerror(errno);
+  std::fclose(file);
+  if (!existed) std::remove(path.c_str());
+  return "";
+}
 
 CommonOptions::CommonOptions(CLI::App& app, RunOptions& o) : options_(o) {
   for (const auto& [name, value] : kCheckNames)

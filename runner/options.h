@@ -54,6 +54,12 @@ class CommonOptions {
 // run; otherwise the text to print: the help (with *is_help set) or one error sentence.
 std::string parse(CLI::App& app, std::vector<std::string> args, bool* is_help);
 
+// "" when a file can be written at `path`; otherwise why not ("cannot write 'x': No such file
+// or directory"). Checked while parsing, so that a bad path fails before any GPU work. Leaves
+// nothing behind: an existing file is opened for appending and not written; a new one is
+// created and removed again.
+std::string writable_error(const std::string& path);
+
 // What the programs exit with; --help lists them (exit_status_help).
 enum ExitStatus : int {
   kExitOk = 0,

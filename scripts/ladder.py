@@ -51,7 +51,12 @@ class Rung:
 
 
 class Error(Exception):
-    """A problem the user can fix; the scripts print it and exit non-zero."""
+    """A problem the user can fix; the scripts print it and exit with 1."""
+
+
+class UsageError(Error):
+    """A bad command line (a rung that does not exist, ...): the scripts print it and exit
+    with 2, as they and the programs do for any bad usage."""
 
 
 def rungs():
@@ -75,11 +80,12 @@ def rung(number):
     try:
         n = int(number)
     except ValueError:
-        raise Error(f"'{number}' is not a rung number") from None
+        raise UsageError(f"'{number}' is not a rung number") from None
     for r in rungs():
         if r.number == n:
             return r
-    raise Error(f"no rung {n} in {LIST} (rungs: {', '.join(str(r.number) for r in rungs())})")
+    raise UsageError(f"no rung {n} in {LIST} (rungs: "
+                     f"{', '.join(str(r.number) for r in rungs())})")
 
 
 def previous(r):
@@ -123,12 +129,12 @@ def split_hunks(diff_text):
 
 
 def main_guard(main):
-    """Runs main() and turns Error into a message and exit status 1."""
+    """Runs main() and turns Error into a message and exit status 1 (2 for a UsageError)."""
     try:
         sys.exit(main())
     except Error as e:
         print(f"{prog()}: {e}", file=sys.stderr)
-        sys.exit(1)
+        sys.exit(2 if isinstance(e, UsageError) else 1)
     except BrokenPipeError:  # `scripts/x | head`: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(0)

@@ -9,10 +9,15 @@
 #  - docs.precision_tables: the precision comparisons (README, docs 12-14) between
 #    <!-- precision-table:begin results/<gpu>/precision.json --> markers, as the committed
 #    `sgemm --accuracy` JSON has them (scripts/precision-table --check);
+#  - docs.facts: what the README and docs/00 state about the code and the data (the rungs of
+#    each precision class and those that need sm_90a, from kernels/ladder.inc and the kernel
+#    files; what a copied kernel needs; which docs cite an H100; what the committed JSONs'
+#    contexts say) between <!-- fact:NAME --> markers, as they are now (scripts/docs-facts
+#    --check);
 #  - docs.install_line: the README's install line works as root (no sudo) and as a user
 #    (sudo), without a terminal (tests/readme_install_test.py, with stand-ins for apt-get).
 set(_docs_tests docs.diffs_in_step docs.measured_tables docs.tables_script
-    docs.precision_tables docs.install_line)
+    docs.precision_tables docs.facts docs.install_line)
 find_package(Python3 3.8 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   add_test(NAME docs.diffs_in_step
@@ -21,6 +26,8 @@ if(Python3_Interpreter_FOUND)
     COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/docs-tables --check)
   add_test(NAME docs.precision_tables
     COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/precision-table --check)
+  add_test(NAME docs.facts
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/docs-facts --check)
   add_test(NAME docs.tables_script
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/docs_tables_test.py)
   add_test(NAME docs.install_line

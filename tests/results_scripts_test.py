@@ -371,6 +371,34 @@ class CommittedPlotsTest(unittest.TestCase):
         self.assertEqual(p.returncode, 1)
         self.assertIn("gflops_square.png: carries no data", p.stdout)
 
+    def test_in_place_leaves_pictures_whose_data_is_unchanged(self):
+        # A matplotlib that fails when anything is drawn: --in-place must not draw a picture
+        # that already carries its data (another matplotlib would write other bytes).
+        fake = os.path.join(self.tmp, "fake", "matplotlib")
+        os.makedirs(fake)
+        with open(os.path.join(fake, "__init__.py"), "w") as f:
+            f.write("def use(*args, **kwargs):\n    pass\n")
+        with open(os.path.join(fake, "pyplot.py"), "w") as f:
+            f.write("def __getattr__(name):\n    raise RuntimeError('drew with ' + name)\n")
+        env = dict(os.environ, PYTHONPATH=os.path.dirname(fake))
+        pictures = sorted(n for n in os.listdir(self.folder) if n.endswith(".png"))
+
+        def contents():
+            return {n: open(os.path.join(self.folder, n), "rb").read() for n in pictures}
+        before = contents()
+        p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "plot"), "--in-place",
+                            self.json], capture_output=True, text=True, env=env)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("left alone", p.stdout)
+        self.assertEqual(contents(), before)
+        data = fixture()  # new numbers: now it must draw
+        entry(data, "rung:02_")["GFLOP/s"] = 12345678.0
+        write_json(self.json, data)
+        p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "plot"), "--in-place",
+                            self.json], capture_output=True, text=True, env=env)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("drew with", p.stderr)
+
 
 class PythonsTest(unittest.TestCase):
     """Which Python scripts/plot draws with (sgemm_tools/pythons.py), on stand-ins."""

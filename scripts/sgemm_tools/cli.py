@@ -9,12 +9,19 @@ import ladder
 DEFAULT_BINARY = os.path.join(ladder.ROOT, "build", "sgemm")
 
 
+class _Parser(argparse.ArgumentParser):
+    """Bad usage is one sentence and exit status 2, as in the C++ programs; --help has the
+    rest."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {message} (see --help)\n")
+
+
 def parser(doc):
     """An ArgumentParser for a script whose module docstring is `doc`."""
     description, _, epilog = doc.partition("\n\n")
-    return argparse.ArgumentParser(prog=ladder.prog(), description=description,
-                                   epilog=epilog or None,
-                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    return _Parser(prog=ladder.prog(), description=description, epilog=epilog or None,
+                   formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
 def add_rungs(ap):
