@@ -451,8 +451,15 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
 
 // The tile: 8 warps of 64 x 64 (128 accumulators each) on a 128 x 256 block tile, BK = 32,
 // 3 stages (157.5 KiB of ring).
+// Below this K the three products miss FP32's componentwise bound: each errs by up to about
+// 3 2^-22 |a||b| (the two parts' roundings and the product of small parts left out), 12 u,
+// where SGEMM's bound at K = 1 is u. From K = 16 on, the checks' sqrt(K) tolerance holds it
+// (docs/13). Shorter products run on the CUDA cores (kernels/fallbacks.inc).
+constexpr int kMinK = 16;
+
 cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
+  if (K >= 1 && K < kMinK) return runtime::kShapeUnsuitable;
   //                BM   BN  BK  WM  WN STAGES
   return launch_tile<128, 256, 32, 64, 64, 3>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
 }

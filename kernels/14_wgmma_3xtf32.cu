@@ -509,8 +509,12 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
                                            groupRows);
 }
 
+// Below this K three TF32 products miss FP32's componentwise bound (rung 13's kMinK).
+constexpr int kMinK = 16;
+
 cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
+  if (K >= 1 && K < kMinK) return runtime::kShapeUnsuitable;
   //                 BN  BK STAGES PROMOTE
   return launch_tile<128, 32, 3, 4>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
 }

@@ -552,9 +552,13 @@ cudaError_t launch_config(int path, int slices, const Gemm& gemm, cudaStream_t s
   return run(gemm, Plan{path == 0, slices}, stream);
 }
 
+// Below this K three TF32 products miss FP32's componentwise bound (rung 13's kMinK).
+constexpr int kMinK = 16;
+
 cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
   cudaError_t err = runtime::require_sm90();
   if (err != cudaSuccess) return err;
+  if (gemm.K >= 1 && gemm.K < kMinK) return runtime::kShapeUnsuitable;
   int sms = 0;
   err = runtime::multiprocessors(&sms);
   if (err != cudaSuccess) return err;

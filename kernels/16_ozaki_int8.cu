@@ -130,22 +130,23 @@ __device__ __forceinline__ int exponent_of(uint32_t bits) {
 // exponents of its nonzero elements, and whether it holds an Inf or NaN.
 // (Plain data, no constructor: it also lives in __shared__ arrays. Start from Stats::none().)
 struct Stats {
-  double squares;
+  double squares, magnitude;  // sum x^2, sum |x|
   int maxExp, minExp;
   int nonFinite;
-  static __device__ Stats none() { return {0.0, -1000, 1000, 0}; }
+  static __device__ Stats none() { return {0.0, 0.0, -1000, 1000, 0}; }
   __device__ void add(float x) {
     const uint32_t bits = __float_as_uint(x);
     if ((bits & 0x7f800000u) == 0x7f800000u) {
       nonFinite = 1;
     } else if (bits & 0x7fffffffu) {
       squares = fma(double(x), double(x), squares);
+      magnitude += fabs(double(x));
       const int e = exponent_of(bits);
       maxExp = max(maxExp, e), minExp = min(minExp, e);
     }
   }
   __device__ void merge(const Stats& o) {
-    squares += o.squares;
+    squares += o.squares, magnitude += o.magnitude;
     maxExp = max(maxExp, o.maxExp), minExp = min(minExp, o.minExp);
     nonFinite |= o.nonFinite;
   }
@@ -284,6 +285,7 @@ __device__ Stats block_stats(Stats s, Stats* shared) {
   return block_merge<kThreads>(s, shared, [](const Stats& x, int o) {
     Stats other = Stats::none();
     other.squares = __shfl_xor_sync(0xffffffffu, x.squares, o);
+    other.magnitude = __shfl_xor_sync(0xffffffffu, x.magnitude, o);
     other.maxExp = __shfl_xor_sync(0xffffffffu, x.maxExp, o);
     other.minExp = __shfl_xor_sync(0xffffffffu, x.minExp, o);
     other.nonFinite = __shfl_xor_sync(0xffffffffu, x.nonFinite, o);
@@ -299,17 +301,12 @@ __device__ Tally block_tally(Tally t, Tally* shared) {
   });
 }
 
-// The rows of A (M x K, leading dimension lda, any alignment): one block a row reads it twice
-// (the second time from cache): its statistics, then its residues and magnitude bytes, 4
-// elements a thread, into planes [count + 1][M][Kp] (K contiguous, Kp a multiple of 16), and
-// its Line.
+// The rows of A (M x K, leading dimension lda, any alignment), first pass: one block a row
+// sums its statistics into stats[i].
 constexpr int kRowThreads = 256;
 __global__ void __launch_bounds__(kRowThreads)
-    sgemm_ozaki_int8_rows(int M, int K, const float* A, long long lda, Crt crt, uint8_t* planes,
-                          int Kp, Line* lines) {
+    sgemm_ozaki_int8_row_stats(int M, int K, const float* A, long long lda, Stats* stats) {
   __shared__ Stats partial[kRowThreads / 32];
-  __shared__ Tally partialTally[kRowThreads / 32];
-  const size_t planeBytes = static_cast<size_t>(M) * Kp;
   for (int i = blockIdx.x; i < M; i += gridDim.x) {
     const float* a = A + i * lda;
     Stats mine = Stats::none();
@@ -318,6 +315,20 @@ __global__ void __launch_bounds__(kRowThreads)
       for (int c = 0; c < 4; ++c)
         if (k + c < K) mine.add(a[k + c]);
     const Stats row = block_stats<kRowThreads>(mine, partial);
+    if (threadIdx.x == 0) stats[i] = row;
+  }
+}
+
+// Second pass: one block a row stores its residues and magnitude bytes, 4 elements a thread,
+// into planes [count + 1][M][Kp] (K contiguous, Kp a multiple of 16), and its Line.
+__global__ void __launch_bounds__(kRowThreads)
+    sgemm_ozaki_int8_rows(int M, int K, const float* A, long long lda, const Stats* stats, Crt crt,
+                          uint8_t* planes, int Kp, Line* lines) {
+  __shared__ Tally partialTally[kRowThreads / 32];
+  const size_t planeBytes = static_cast<size_t>(M) * Kp;
+  for (int i = blockIdx.x; i < M; i += gridDim.x) {
+    const float* a = A + i * lda;
+    const Stats row = stats[i];
     const int s = row.scale(crt.T), e = row.magnitude_exponent(K);
     Tally tally{0.0, 0};
     for (int k = 4 * threadIdx.x; k < K; k += 4 * kRowThreads) {
@@ -355,14 +366,37 @@ __global__ void __launch_bounds__(kColumnTile * 8)
   }
 }
 
-// Second pass: block (x, y) merges the slices' statistics of its 32 columns in order (their
-// scales; block y = 0 stores the Lines' scale, exponent and flags), then transposes a 128 x 32
+// The prediction, one thread a line (M rows, then N columns): a column's slices merged in
+// order into stats[M + j]; then whether the line is heavy: whether the certificate would
+// likely fail its products. An element's bound is about K 2^-T (rho_i + rho_j) S_ij / 2 for
+// S_ij = sum_k |a_ik||b_kj| ~ ||a_i||_1 ||b_j||_1 / K, rho = ||x||_2 / ||x||_1 (from 1/sqrt(K)
+// for even magnitudes to 1 for one dominant element); a line is heavy when its own term alone
+// takes half the budget. heavy[0] and heavy[1] count the heavy rows and columns: the launcher
+// sends a problem whose slow path would be large to rung 15 before any integer work.
+__global__ void sgemm_ozaki_int8_predict(int M, int N, int K, const Stats* partial, Stats* stats,
+                                         double T, double budget, int* heavy) {
+  const int line = blockIdx.x * blockDim.x + threadIdx.x;
+  if (line >= M + N) return;
+  Stats x = Stats::none();
+  if (line < M) {
+    x = stats[line];
+  } else {
+    const int j = line - M, slices = (K + kSliceRows - 1) / kSliceRows;
+    for (int z = 0; z < slices; ++z) x.merge(partial[z * static_cast<long long>(N) + j]);
+    stats[line] = x;
+  }
+  const double rho = x.magnitude > 0 ? sqrt(x.squares) / x.magnitude : 0;
+  if (x.nonFinite || K * exp2(-T) * rho > 0.5 * budget) atomicAdd(&heavy[line < M ? 0 : 1], 1);
+}
+
+// Second pass: block (x, y) takes the merged statistics of its 32 columns (their scales;
+// block y = 0 stores the Lines' scale, exponent and flags), then transposes a 128 x 32
 // tile of B through shared memory and stores its residues and magnitude bytes K-major: planes
 // [count + 1][N][Kp]. Each block adds its rows' tallies to the columns' Lines (zeroed first):
 // integer sums, the same in any order.
 constexpr int kTransposeDepth = 128;
 __global__ void __launch_bounds__(kColumnTile * 8)
-    sgemm_ozaki_int8_columns(int K, int N, const float* B, long long ldb, const Stats* partial,
+    sgemm_ozaki_int8_columns(int K, int N, const float* B, long long ldb, const Stats* stats,
                              Crt crt, uint8_t* planes, int Kp, Line* lines) {
   __shared__ float4 tile[kColumnTile][kTransposeDepth / 4 + 1];  // [n][k]: 16-byte rows of k
   __shared__ int columnScale[kColumnTile], columnExp[kColumnTile];
@@ -372,10 +406,7 @@ __global__ void __launch_bounds__(kColumnTile * 8)
   if (y == 0) {
     columnTally[x] = {0.0, 0};
     if (n0 + x < N) {
-      Stats column = Stats::none();
-      const int slices = (K + kSliceRows - 1) / kSliceRows;
-      for (int z = 0; z < slices; ++z)
-        column.merge(partial[z * static_cast<long long>(N) + n0 + x]);
+      const Stats column = stats[n0 + x];
       columnScale[x] = column.scale(crt.T);
       columnExp[x] = column.magnitude_exponent(K);
       if (blockIdx.y == 0) {
@@ -475,17 +506,30 @@ struct Certificate {
 
 constexpr double kOverflowGuard = 0x1p126;  // |alpha| ||a|| ||b|| at or above: the slow path
 
-__device__ __forceinline__ bool uncertified(const Line& a, const Line& b, int G, int K,
-                                            const Certificate& cert) {
+// A line's part of the certificate, in FP64, computed once a block (into shared memory):
+//   E_ij = (quantum_j reach_i + quantum_i reach_j) / 2,   budget L_ij = unit_i unit_j G_ij,
+// reach = 2^-s (sum_k |x'_k| + K/2) (1 + 2^-20: the FP64 rounding of the test), quantum = 2^-s
+// where an element rounded (0 where none did), unit = 2^-e (the budget folded into the rows'),
+// norm = ||x|| (|alpha| folded into the rows'; Inf where the line holds Inf or NaN).
+struct LineBound {
+  double reach, quantum, unit, norm;
+  int flags;
+};
+
+__device__ __forceinline__ LineBound line_bound(const Line& l, int K, double unitScale,
+                                                double normScale) {
+  return {ldexp(l.integers + 0.5 * K, -l.scale) * (1 + 0x1p-20),
+          l.flags & kInexact ? ldexp(1.0, -l.scale) : 0.0, ldexp(unitScale, -l.magnitudeExp),
+          l.flags & kNonFinite ? INFINITY : l.norm * normScale, l.flags};
+}
+
+__device__ __forceinline__ bool uncertified(const LineBound& a, const LineBound& b, int G) {
 #ifdef SGEMM_PLANT_SPAN_RULE  // tests/planted_kernels.cu: the rule before the certificate
   return (a.flags | b.flags) & (kNonFinite | kWide);
 #else
-  if ((a.flags | b.flags) & kNonFinite) return true;
-  const double xa = a.flags & kInexact ? 1.0 : 0.0, xb = b.flags & kInexact ? 1.0 : 0.0;
-  const double E = ldexp(xb * a.integers + xa * (b.integers + 0.5 * K), -(a.scale + b.scale) - 1);
-  const double L = ldexp(static_cast<double>(G), -(a.magnitudeExp + b.magnitudeExp));
-  return E * (1 + 0x1p-20) > cert.budget * L ||
-         fabs(double(cert.alpha)) * a.norm * b.norm >= kOverflowGuard;
+  // !(x < guard): a NaN (Inf times a zero line's norm) fails too.
+  return 0.5 * (b.quantum * a.reach + a.quantum * b.reach) > a.unit * b.unit * G ||
+         !(a.norm * b.norm < kOverflowGuard);
 #endif
 }
 
@@ -514,6 +558,8 @@ __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
   uint8_t* ring = raw + (1024 - smem_addr(raw) % 1024) % 1024;
   __shared__ uint64_t full[STAGES];   // buffer s holds its boxes: 1 arrival and their bytes
   __shared__ uint64_t empty[STAGES];  // buffer s is read: one arrival per consumer warp
+  // The bound plane: the certificate's part of the tile's BM rows, then its BN columns.
+  __shared__ LineBound bounds[kBound ? BM + BN : 1];
 
   const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
   const int modulus = kBound ? count : static_cast<int>(blockIdx.x) / tiles;
@@ -526,6 +572,13 @@ __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
     prefetch_tensormap(&tmB);
     ring_init<STAGES>(full, empty, 1, T::kConsumerWarps);
   }
+  if constexpr (kBound)
+    for (int t = threadIdx.x; t < BM + BN; t += T::kThreads) {
+      if (t < BM ? blockRow + t >= M : blockCol + t - BM >= N) continue;
+      bounds[t] =
+          t < BM ? line_bound(cert.lines[blockRow + t], K, cert.budget, fabs(double(cert.alpha)))
+                 : line_bound(cert.lines[M + blockCol + t - BM], K, 1.0, 1.0);
+    }
   __syncthreads();  // the block's one barrier: the mbarriers exist before anyone uses them
 
   if (threadIdx.x >= 128 * T::kConsumers) {  // the producer warpgroup, as in rung 14
@@ -585,14 +638,14 @@ __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
     for (int i = 0; i < 2; ++i) {
       const int row = blockRow + wg * T::WGM + warp * 16 + i * 8 + lane / 4;
       if (row >= M) continue;
-      const Line a = cert.lines[row];
+      const LineBound a = bounds[row - blockRow];
       bool rowFails = false;
 #pragma unroll  // acc's indices must be constants: registers, not local memory
       for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
         for (int c = 0; c < 2; ++c) {
           const int col = blockCol + j * 8 + 2 * (lane % 4) + c;
-          if (col < N && uncertified(a, cert.lines[M + col], acc[4 * j + 2 * i + c], K, cert)) {
+          if (col < N && uncertified(a, bounds[BM + col - blockCol], acc[4 * j + 2 * i + c])) {
             rowFails = true;
             cert.failCol[col] = 1;
           }
@@ -629,14 +682,19 @@ __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
 // of 2^22 below 2^75, the low ones integers below 2^33; X is their difference, rounded once
 // (exact when it has at most 53 bits, as every exact-mode sum has). Then X is scaled back by
 // 2^-(s_i + t_j), and alpha and beta applied: one rounding to FP32. Four columns a thread.
-// Rows (or columns) flagged in skipRow (skipCol) are left to the slow path; null: none.
+// The elements the slow path computes are left alone: the flagged rows, or the flagged columns
+// where they cover less of C (counts: how many of each; fails: the flags, rows then columns).
 constexpr int kQuads = 64;  // blockDim.x: 256 columns a block; blockDim.y rows
 __global__ void __launch_bounds__(kQuads * 4)
     sgemm_ozaki_int8_reconstruct(int M, int N, float alpha, float beta, float* C, int ldc,
                                  const uint8_t* residues, int ldr, Crt crt, const Line* lines,
-                                 const int* skipRow, const int* skipCol) {
+                                 const int* fails, const int* counts) {
   const int j0 = (blockIdx.x * kQuads + threadIdx.x) * 4;
   if (j0 >= N) return;
+  const bool byRows =
+      static_cast<long long>(counts[0]) * N <= static_cast<long long>(counts[1]) * M;
+  const int* skipRow = byRows ? fails : nullptr;
+  const int* skipCol = byRows ? nullptr : fails + M;
   const size_t planeBytes = static_cast<size_t>(M) * ldr;
   for (int i = blockIdx.y * blockDim.y + threadIdx.y; i < M; i += gridDim.y * blockDim.y) {
     uint32_t word[kMaxModuli];
@@ -758,7 +816,7 @@ inline size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 // the two counts; each part 256-byte aligned.
 struct Layout {
   int Kp, ldr;
-  size_t a, b, r, lines, stats, fails, lists, counts, bytes;
+  size_t a, b, r, lines, stats, partial, fails, lists, counts, bytes;
   Layout(int M, int N, int K, int count) {
     Kp = static_cast<int>(round_up(K, 16));
     ldr = static_cast<int>(round_up(N, 16));
@@ -769,10 +827,11 @@ struct Layout {
     r = b + round_up(static_cast<size_t>(count + 1) * N * Kp, 256);
     lines = r + round_up(static_cast<size_t>(count) * M * ldr, 256);
     stats = lines + round_up(mn * sizeof(Line), 256);
-    fails = stats + round_up(slices * N * sizeof(Stats), 256);
+    partial = stats + round_up(mn * sizeof(Stats), 256);
+    fails = partial + round_up(slices * N * sizeof(Stats), 256);
     lists = fails + round_up(mn * sizeof(int), 256);
     counts = lists + round_up(mn * sizeof(int), 256);
-    bytes = counts + 2 * sizeof(int);
+    bytes = counts + 4 * sizeof(int);
   }
 };
 
@@ -813,6 +872,9 @@ inline double certificate_budget(int K) {
 // The slow path takes the problem whole when its rows or columns would cover more than this
 // share of C: rung 15 on all of it then costs less than the integer path plus the rest.
 constexpr double kSlowPathShare = 0.25;
+// Below this K the prediction is not asked: short products are often exact (no element rounds
+// when scaled, and the certificate then allows anything), and the problems are small.
+constexpr int kPredictMinK = 64;
 
 // The GEMM the slow path runs: the rung kernels/fallbacks.inc names for problems this rung
 // cannot take (rung 15), found through the registry.
@@ -820,7 +882,7 @@ cudaError_t slow_gemm(const Gemm& g, cudaStream_t stream) {
   for (const RungInfo& r : rungs())
     if (std::string(r.name) == "ozaki_int8")
       if (const RungInfo* instead = fallback_for(r, FallbackReason::shape_unsuitable))
-        return instead->launch(g, stream);
+        return runtime::launch_with_fallbacks(*instead, g, stream);
   return cudaErrorInvalidValue;  // the table lost its row: tests/ladder_list_test.cpp
 }
 
@@ -865,7 +927,7 @@ cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
     return cudaErrorInvalidValue;
   cudaError_t err = runtime::require_sm90();
   if (err != cudaSuccess) return err;
-  // Beyond INT32's range for the bound plane, or without room for the planes: rung 15.
+  // Beyond INT32's range for the bound plane: rung 15 (kernels/fallbacks.inc).
   if (K > kBoundMaxK) return runtime::kShapeUnsuitable;
   const Layout L(M, N, K, count);
   runtime::Workspace<uint8_t> W(L.bytes, stream);
@@ -873,57 +935,77 @@ cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
   uint8_t* w = W.get();
   Line* lines = reinterpret_cast<Line*>(w + L.lines);
   Stats* stats = reinterpret_cast<Stats*>(w + L.stats);
+  Stats* partial = reinterpret_cast<Stats*>(w + L.partial);
   int* fails = reinterpret_cast<int*>(w + L.fails);
   int* lists = reinterpret_cast<int*>(w + L.lists);
-  int* counts = reinterpret_cast<int*>(w + L.counts);
+  int* counts = reinterpret_cast<int*>(w + L.counts);  // flagged rows, columns; heavy ones
   const Crt crt = crt_of(count, K);
+  const double budget = certificate_budget(K);
   const size_t mn = static_cast<size_t>(M) + N;
   if ((err = cudaMemsetAsync(lines + M, 0, N * sizeof(Line), stream)) != cudaSuccess ||
-      (err = cudaMemsetAsync(fails, 0, mn * sizeof(int), stream)) != cudaSuccess)
+      (err = cudaMemsetAsync(fails, 0, mn * sizeof(int), stream)) != cudaSuccess ||
+      (err = cudaMemsetAsync(counts, 0, 4 * sizeof(int), stream)) != cudaSuccess)
     return err;
+  auto launched = [] { return cudaGetLastError(); };
 
-  // The pre-pass: rows of A, then columns of B (statistics, then residues and bytes).
-  sgemm_ozaki_int8_rows<<<std::min(M, 65535 * 8), kRowThreads, 0, stream>>>(M, K, A, lda, crt,
-                                                                            w + L.a, L.Kp, lines);
+  // The lines' statistics, and the prediction: a problem whose heavy lines would send more
+  // than kSlowPathShare of C to the slow path goes to rung 15 before any integer work.
+  const int rowBlocks = std::min(M, 65535 * 8);
   const int slices = (K + kSliceRows - 1) / kSliceRows;
   const dim3 columnBlock(kColumnTile, 8);
   const unsigned columnTiles = (N + kColumnTile - 1) / kColumnTile;
-  if ((err = cudaGetLastError()) != cudaSuccess) return err;
+  sgemm_ozaki_int8_row_stats<<<rowBlocks, kRowThreads, 0, stream>>>(M, K, A, lda, stats);
+  if ((err = launched()) != cudaSuccess) return err;
   sgemm_ozaki_int8_column_stats<<<dim3(columnTiles, slices), columnBlock, 0, stream>>>(K, N, B, ldb,
-                                                                                       stats);
-  if ((err = cudaGetLastError()) != cudaSuccess) return err;
-  sgemm_ozaki_int8_columns<<<dim3(columnTiles, (K + kTransposeDepth - 1) / kTransposeDepth),
-                             columnBlock, 0, stream>>>(K, N, B, ldb, stats, crt, w + L.b, L.Kp,
-                                                       lines + M);
-  if ((err = cudaGetLastError()) != cudaSuccess) return err;
+                                                                                       partial);
+  if ((err = launched()) != cudaSuccess) return err;
+  sgemm_ozaki_int8_predict<<<static_cast<unsigned>((mn + 255) / 256), 256, 0, stream>>>(
+      M, N, K, partial, stats, crt.T, budget, counts + 2);
+  int heavy[2] = {0, 0};
+  if ((err = launched()) != cudaSuccess ||
+      (err = cudaMemcpyAsync(heavy, counts + 2, sizeof heavy, cudaMemcpyDeviceToHost, stream)) !=
+          cudaSuccess ||
+      (err = cudaStreamSynchronize(stream)) != cudaSuccess)
+    return err;
+  // A heavy column puts a failure in every row, and a heavy row one in every column.
+  const double rowsShare = heavy[1] ? 1.0 : static_cast<double>(heavy[0]) / M;
+  const double columnsShare = heavy[0] ? 1.0 : static_cast<double>(heavy[1]) / N;
+  if (K >= kPredictMinK && std::min(rowsShare, columnsShare) > kSlowPathShare)
+    return runtime::kShapeUnsuitable;  // kernels/fallbacks.inc: rung 15 runs it
 
-  // The certificate first: it decides how much the integer path can answer.
-  const Certificate cert{lines, certificate_budget(K), alpha, fails, fails + M};
+  // The pre-pass proper: residues and magnitude bytes of the rows of A, the columns of B.
+  sgemm_ozaki_int8_rows<<<rowBlocks, kRowThreads, 0, stream>>>(M, K, A, lda, stats, crt, w + L.a,
+                                                               L.Kp, lines);
+  if ((err = launched()) != cudaSuccess) return err;
+  sgemm_ozaki_int8_columns<<<dim3(columnTiles, (K + kTransposeDepth - 1) / kTransposeDepth),
+                             columnBlock, 0, stream>>>(K, N, B, ldb, stats + M, crt, w + L.b, L.Kp,
+                                                       lines + M);
+  if ((err = launched()) != cudaSuccess) return err;
+
+  // The certificate, then the residues' GEMM and the reconstruction of every element the
+  // certificate passed; the slow path's size is read back only after all of that is queued.
+  const Certificate cert{lines, budget, alpha, fails, fails + M};
   uint8_t* residues = w + L.r;
   err = multiply<256, 4, true>(M, N, K, count, w, L, residues, cert, stream, 8);
   if (err != cudaSuccess) return err;
   sgemm_ozaki_int8_list<<<2, kListThreads, 0, stream>>>(M, N, fails, lists, counts);
-  int flagged[2] = {0, 0};  // rows, columns
-  if ((err = cudaGetLastError()) != cudaSuccess ||
-      (err = cudaMemcpyAsync(flagged, counts, sizeof flagged, cudaMemcpyDeviceToHost, stream)) !=
-          cudaSuccess ||
-      (err = cudaStreamSynchronize(stream)) != cudaSuccess)
-    return err;
-  const double rowsShare = static_cast<double>(flagged[0]) / M;
-  const double columnsShare = static_cast<double>(flagged[1]) / N;
-  const bool byRows = rowsShare <= columnsShare;
-  if (std::min(rowsShare, columnsShare) > kSlowPathShare)
-    return runtime::kShapeUnsuitable;  // kernels/fallbacks.inc: rung 15 runs it
-
+  if ((err = launched()) != cudaSuccess) return err;
   err = multiply<256, 4, false>(M, N, K, count, w, L, residues, cert, stream, 8);
   if (err != cudaSuccess) return err;
   const dim3 block(kQuads, 4);
   const dim3 grid((N + 4 * kQuads - 1) / (4 * kQuads), std::min((M + 3) / 4, 65535));
-  const bool slow = flagged[byRows ? 0 : 1] > 0;
-  sgemm_ozaki_int8_reconstruct<<<grid, block, 0, stream>>>(
-      M, N, alpha, beta, C, ldc, residues, L.ldr, crt, lines, slow && byRows ? fails : nullptr,
-      slow && !byRows ? fails + M : nullptr);
-  if ((err = cudaGetLastError()) != cudaSuccess || !slow) return err;
+  sgemm_ozaki_int8_reconstruct<<<grid, block, 0, stream>>>(M, N, alpha, beta, C, ldc, residues,
+                                                           L.ldr, crt, lines, fails, counts);
+  int flagged[2] = {0, 0};  // rows, columns
+  if ((err = launched()) != cudaSuccess ||
+      (err = cudaMemcpyAsync(flagged, counts, sizeof flagged, cudaMemcpyDeviceToHost, stream)) !=
+          cudaSuccess ||
+      (err = cudaStreamSynchronize(stream)) != cudaSuccess)
+    return err;
+  if (!flagged[0] && !flagged[1]) return cudaSuccess;
+  // As the reconstruction chose: rows unless the flagged columns cover less of C.
+  const bool byRows =
+      static_cast<long long>(flagged[0]) * N <= static_cast<long long>(flagged[1]) * M;
   return slow_path(g, byRows ? lists : lists + M, flagged[byRows ? 0 : 1], byRows, stream);
 }
 

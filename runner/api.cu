@@ -220,6 +220,16 @@ cudaError_t launch_chain(const RungInfo& rung, const Gemm& g, cudaStream_t strea
   return cudaSuccess;  // not reached
 }
 
+}  // namespace
+
+cudaError_t runtime::launch_with_fallbacks(const RungInfo& rung, const Gemm& problem,
+                                           cudaStream_t stream) {
+  const RungInfo* last = nullptr;
+  return launch_chain(rung, problem, stream, &last);
+}
+
+namespace {
+
 // "rung 14", or "rung 14 (and its fallback chain down to rung 13)" when the chain went on.
 std::string chain_name(const RungInfo& first, const RungInfo& last) {
   std::string text = say("rung %lld", first.number);

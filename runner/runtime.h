@@ -11,7 +11,17 @@
 #include <atomic>
 #include <cstddef>
 
+namespace sgemm {
+struct Gemm;
+struct RungInfo;
+}  // namespace sgemm
+
 namespace sgemm::runtime {
+
+// Runs `rung` on `problem`, and where it cannot, the rung kernels/fallbacks.inc names for the
+// reason, down the chain (runner/api.cu): for a rung whose own algorithm runs another rung
+// (rung 16's slow path). Returns the last launcher's answer.
+cudaError_t launch_with_fallbacks(const RungInfo& rung, const Gemm& problem, cudaStream_t stream);
 
 constexpr int kMaxDevices = 64;  // devices beyond this are asked every time, never cached
 
