@@ -22,7 +22,7 @@ nvidia-smi --query-gpu=name,clocks.max.sm,driver_version --format=csv | tee "$OU
 cmake -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release >"$OUT/configure.log" 2>&1 &&
   cmake --build build-gpu -j >"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 if [ $tests = 1 ]; then
-  (cd build-gpu && timeout 300 ctest -j4 -R "FiniteInputs|Planted|Semantics|Ladder.*16_ozaki" --output-on-failure) \
+  (cd build-gpu && timeout 300 ctest -j6 -R "FiniteInputs|Planted|RungCorrectness.*1[3-6]_|RungSemantics.*1[3-6]_" --output-on-failure) \
     >"$OUT/tests.log" 2>&1
   grep -E "tests passed|Failed|FAILED|\*\*\*" "$OUT/tests.log" | head -40
 fi
@@ -33,6 +33,11 @@ for n in $sizes; do
       2>&1 | grep -E "^ *1[56] |FAIL|error" | head -4
   done
 done
+for n in $sizes; do
+  ncu --clock-control none --metrics gpu__time_duration.sum --csv -k regex:"ozaki|split|every|sum" \
+    build-gpu/sgemm 16 --sizes "$n" --check none --warmup 0 --reps 2 --block-ms 0 \
+    >"$OUT/ncu_16_$n.csv" 2>/dev/null
+done
 build-gpu/sgemm 15 16 --sizes 2048 --accuracy --check none --json "$OUT/accuracy_2048.json" \
   2>&1 | tail -30
-cd "$OUT" && tar czf timings.tar.gz time_*.json && rm -f time_*.json
+cd "$OUT" && tar czf timings.tar.gz time_*.json ncu_*.csv && rm -f time_*.json ncu_*.csv
