@@ -14,7 +14,7 @@
 //
 // A block of more than 8 warps caps every thread at 168 registers (the register file is
 // split among the SM's four schedulers), and the consumers need 240. setmaxnreg (sm_90a only)
-// moves them: the producer warpgroup drops to 24 registers a thread and the consumers take
+// moves them: the producer warpgroup drops to 40 registers a thread and the consumers take
 // what it frees.
 //
 // TMA copies rows as they lie and cannot transpose, and the inner loop wants A transposed: at
@@ -35,13 +35,15 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "hopper.cuh"  // mbarriers, TMA copies, setmaxnreg (docs/10 explains each)
-#include "runtime.h"   // tensor maps, the shared-memory opt-in, the Hopper check
-#include "sgemm.h"     // Gemm: the problem, as every rung's launcher takes it
+#include "hopper.cuh"    // mbarriers, TMA copies, setmaxnreg (docs/10 explains each)
+#include "pipeline.cuh"  // the mbarrier ring, producer loop, register split (rung 10)
+#include "runtime.h"     // tensor maps, the shared-memory opt-in, the Hopper check
+#include "sgemm.h"       // Gemm: the problem, as every rung's launcher takes it
 
 namespace sgemm::tma_specialized {
 
 using namespace hopper;
+using namespace pipeline;
 
 // BM x BN: C per block; BK: depth staged per step; WM x WN: C per consumer warp, walked as
 // WMITER x WNITER sub-tiles of WSUBM x WSUBN; TM x TN: C per thread in each sub-tile;
@@ -67,8 +69,6 @@ struct Tile {
                 "the producer copies A in blocks of 8 rows x 16 k per warp, in whole passes");
   static_assert(BN * 4 % 128 == 0 && BN <= 256 && BK <= 256,
                 "a TMA box of B is at most 256 elements a side, its rows whole 128-byte lines");
-  static_assert(kConsumerThreads % 128 == 0,
-                "setmaxnreg acts on whole warpgroups: the consumers are whole warpgroups");
   static_assert(kThreads >= 32 && kThreads <= 1024, "a block has 32 to 1024 threads");
   static_assert(STAGES >= 2, "a ring of at least two buffers");
   static constexpr int kStageBytesA = BM * BK * 4;  // one tile of A: 4-byte copies
@@ -85,18 +85,9 @@ struct Tile {
   // One block per SM (the ring takes most of its shared memory), and a register count at
   // launch that setmaxnreg can rely on.
   static constexpr int kMinBlocks = 1;
-  // Registers. The register file is split among the SM's 4 schedulers (16384 each); a block of
-  // w warps puts ceil(w / 4) on one scheduler, so a thread gets at most
-  // 16384 / (32 * ceil(w / 4)), rounded down to a multiple of 8: 168 for 12 warps. The
-  // producer warpgroup drops to kProducerRegs, enough for its copies' addresses; the consumers
-  // rise to kConsumerRegs, paid for by what the producer released.
-  static constexpr int kLaunchRegs = 16384 / (32 * ((kThreads / 32 + 3) / 4)) / 8 * 8;
-  static constexpr int kProducerRegs = 40;
-  static constexpr int kConsumerRegs =
-      kLaunchRegs + kProducerThreads * (kLaunchRegs - kProducerRegs) / kConsumerThreads / 8 * 8;
-  static_assert(kConsumerRegs <= 256 && kConsumerThreads * (kConsumerRegs - kLaunchRegs) <=
-                                            kProducerThreads * (kLaunchRegs - kProducerRegs),
-                "the consumers claim no more registers than the producer released");
+  // The register split (pipeline.cuh): 168 registers a thread at launch; the consumers rise to
+  // what the producer releases. It drops to 40, enough for its copies' addresses: 232 each.
+  using Registers = RegisterSplit<kThreads, kProducerThreads, 40>;
 };
 
 // Rung 8's: where element r of row k of As is stored: r XOR a multiple of 8 that changes
@@ -141,20 +132,14 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGE
 
   if (threadIdx.x == 0) {
     prefetch_tensormap(&tmB);
-    for (int s = 0; s < STAGES; ++s) {
-      mbar_init(&full[s], T::kProducerThreads + 1);  // the copies of A, and B's expect_tx
-      mbar_init(&empty[s], T::kConsumerThreads / 32);
-    }
-    fence_barrier_init();
+    // full: the copies of A, and B's expect_tx; empty: one arrival per consumer warp
+    ring_init<STAGES>(full, empty, T::kProducerThreads + 1, T::kConsumerThreads / 32);
   }
   __syncthreads();  // the block's one barrier: the mbarriers exist before anyone uses them
 
   if (threadIdx.x >= T::kConsumerThreads) {
-    // The producer warpgroup gives registers to the consumers and keeps the ring full. Fill n
-    // of a buffer (phase = n % 2) waits for the consumers to release fill n - 1: the completion
-    // of empty[buf] with parity (n - 1) % 2 = phase ^ 1. A fresh mbarrier counts as having
-    // completed the phase before phase 0, so fill 0 does not wait.
-    release_registers<T::kProducerRegs>();
+    // The producer warpgroup gives registers to the consumers and keeps the ring full.
+    release_registers<T::Registers::kProducerRegs>();
     const int p = threadIdx.x - T::kConsumerThreads;  // 0 .. 127
     // Rung 9's copies of A: a warp copies blocks of 8 rows x 16 k, lane over (8 rows, 4
     // groups of 4 k), so that each copy instruction writes 32 different banks. A thread's rows
@@ -184,8 +169,7 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGE
                         valid);
           }
     };
-    for (int k0 = 0, buf = 0, phase = 0; k0 < K; k0 += BK) {
-      mbar_wait(&empty[buf], phase ^ 1);  // every consumer warp is done with this buffer
+    produce<STAGES>(empty, 0, K, BK, [&](int k0, int buf) {
       if (p == 0) {  // B: one TMA copy, whose bytes complete full[buf] as they land
         mbar_arrive_expect_tx(&full[buf], T::kStageBytesB);
         tma_load_2d(Bs[buf], &tmB, blockCol, k0, &full[buf]);  // B's box at (n, k)
@@ -195,11 +179,10 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGE
       else
         copy_tile(std::true_type{}, k0, buf);
       copies_arrive(&full[buf]);  // once this thread's copies have landed
-      if (++buf == STAGES) buf = 0, phase ^= 1;
-    }
+    });
     return;
   }
-  claim_registers<T::kConsumerRegs>();
+  claim_registers<T::Registers::kConsumerRegs>();
 
   // acc[i * WNITER*TN + j]: i over (WMITER, TM), j over (WNITER, TN): this thread's
   // element (threadRow*TM + i%TM) of sub-tile row i/TM, (threadCol*TN + j%TN) of column j/TN.

@@ -29,9 +29,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "hopper.cuh"    // mbarriers, TMA copies, setmaxnreg (docs/10 explains each)
-#include "pipeline.cuh"  // rung 10's ring, producer loop and register split
+#include "pipeline.cuh"  // the mbarrier ring, producer loop, register split (rung 10)
 #include "runtime.h"     // tensor maps, the shared-memory opt-in, device facts, the workspace
 #include "sgemm.h"       // Gemm: the problem, as every rung's launcher takes it
 
@@ -80,9 +81,9 @@ struct Tile {
   // One block per SM (the ring takes most of its shared memory), and a register count at
   // launch that setmaxnreg can rely on.
   static constexpr int kMinBlocks = 1;
-  // The register split (pipeline.cuh): 168 a thread at launch; the producer drops to 56, not
-  // rung 10's 40: with 40, ptxas gave this rung's 128 x 256 loop registers that put 54% of its
-  // FFMAs in potential bank conflicts (tests/sass_expectations.json holds it to 15%).
+  // The register split (pipeline.cuh): 168 registers a thread at launch; the consumers rise to
+  // what the producer releases. It drops to 56, not rung 10's 40: with 40, 54% of this loop's
+  // FFMAs had potential bank conflicts (tests/sass_expectations.json holds it to 15%).
   using Registers = RegisterSplit<kThreads, kProducerThreads, 56>;
 };
 

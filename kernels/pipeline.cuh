@@ -1,9 +1,9 @@
 // The warp-specialized pipeline of the Hopper rungs: a ring of shared-memory buffers under
 // `full` and `empty` mbarriers, a producer warpgroup that fills it, consumer warpgroups that
-// drain it, and the setmaxnreg split of registers between them. Rung 10 teaches it, written out
-// in kernels/10_tma_specialized.cu (docs/10_tma_specialized.md explains each part); rung 14
-// adds the wgmma consumer's late release and the grouped tile order
-// (docs/14_wgmma_3xtf32.md). Later rungs include this header instead of copying those lines.
+// drain it, and the setmaxnreg split of registers between them. Rung 10 teaches it
+// (docs/10_tma_specialized.md explains each part, with this header's code); rung 14 adds the
+// wgmma consumer's late release and the grouped tile order (docs/14_wgmma_3xtf32.md). Every
+// Hopper rung from 10 on includes this header; none copies its lines.
 // Device code only, on top of hopper.cuh's primitives.
 #pragma once
 

@@ -1,10 +1,10 @@
-// Rung 14's 3xTF32 machinery, for the rungs after it that multiply split operands (15): the
+// Rung 14's 3xTF32 machinery, for the rungs that multiply split operands on wgmma (14, 15): the
 // split of FP32 into TF32 hi and lo parts (rna, cut near FLT_MAX), the guard test and the guard
 // path (fp32_dot) for what the tensor cores cannot answer as FP32 does, the pre-pass kernels
 // that split and pack A and B K-major into the workspace, one stage's wgmmas (small products
-// first) and the epilogue from the wgmma fragment. Rung 14 teaches it, written out in
-// kernels/14_wgmma_3xtf32.cu; docs/14_wgmma_3xtf32.md explains it (the split itself is rung
-// 13's, docs/13_mma_3xtf32.md).
+// first) and the epilogue from the wgmma fragment. Rung 14 teaches it and includes it;
+// docs/14_wgmma_3xtf32.md explains it, with this header's code (the split itself is rung 13's,
+// docs/13_mma_3xtf32.md).
 //
 // Included inside a rung's namespace, after hopper.cuh and `using namespace hopper`, so that
 // its kernels carry the rung's name (tests/planted_kernels.cu builds rungs 13-16 into one

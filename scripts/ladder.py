@@ -98,8 +98,9 @@ def previous(r):
 def kernel_diff(old, new, context=3):
     """The unified diff from rung `old`'s kernel file to rung `new`'s, as text.
 
-    Plain GNU `diff -u -p` with the repository-relative paths as labels and no timestamps,
-    so the output is the same on every machine; hunk headers name the enclosing function.
+    Plain GNU `diff -U<context> -p` (unified) with the repository-relative paths as labels and
+    no timestamps, so the output is the same on every machine; hunk headers name the enclosing
+    function.
     """
     diff = shutil.which("diff")
     if not diff:
@@ -107,7 +108,8 @@ def kernel_diff(old, new, context=3):
     for r in (old, new):
         if not os.path.exists(os.path.join(ROOT, r.kernel)):
             raise Error(f"{r.kernel} does not exist (rung {r.number} is in {LIST})")
-    cmd = [diff, "-u", f"-U{context}", "-p", "--label", old.kernel, "--label", new.kernel,
+    # -U alone, not -u -U: GNU diff takes the largest context it is given, and -u means 3
+    cmd = [diff, f"-U{context}", "-p", "--label", old.kernel, "--label", new.kernel,
            old.kernel, new.kernel]
     p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if p.returncode > 1:

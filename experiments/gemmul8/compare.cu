@@ -2,9 +2,11 @@
 // II on INT8 tensor cores): cuBLAS SGEMM, rungs 15 and 16, and GEMMul8's SGEMM emulation with 7
 // moduli in its accurate and its fast mode, timed in turn on the same inputs
 // (Harness::time_in_turn) for every size and input distribution, then each one's error against
-// the FP64 product at 2048^3. GEMMul8 is not part of the project: its headers and static library
-// (its src/gemmul8.cu compiled for sm_90) live in the git-ignored .gemmul8/. Built from the
-// repository root, against the project's build-gpu/:
+// the FP64 product at 2048^3. GEMMul8 is not part of the project: its header and static library
+// live in the git-ignored .gemmul8/ (GEMMul8 @ 71296f99, its GEMMul8/src/gemmul8.cu built with
+// nvcc 13.0 -std=c++20 -O3 -diag-suppress 177 -Xcompiler -fPIC -gencode arch=compute_90,code=sm_90
+// --compress-mode=size, as its Makefile for GPU_ARCH=90). Built from the repository root, against
+// the project's build-gpu/:
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Irunner -I.gemmul8/include \
 //        experiments/gemmul8/compare.cu build-gpu/libsgemm_harness.a build-gpu/libsgemm_ladder.a \
 //        .gemmul8/lib/libgemmul8.a -lcublas -lcublasLt -ldl -o .gemmul8/compare
