@@ -400,11 +400,9 @@ __global__ void __launch_bounds__(kColumnTile * 8)
                              Crt crt, uint8_t* planes, int Kp, Line* lines) {
   __shared__ float4 tile[kColumnTile][kTransposeDepth / 4 + 1];  // [n][k]: 16-byte rows of k
   __shared__ int columnScale[kColumnTile], columnExp[kColumnTile];
-  __shared__ Tally columnTally[kColumnTile];
   const int n0 = blockIdx.x * kColumnTile, k0 = blockIdx.y * kTransposeDepth;
   const int x = threadIdx.x, y = threadIdx.y;
   if (y == 0) {
-    columnTally[x] = {0.0, 0};
     if (n0 + x < N) {
       const Stats column = stats[n0 + x];
       columnScale[x] = column.scale(crt.T);
@@ -422,25 +420,30 @@ __global__ void __launch_bounds__(kColumnTile * 8)
   for (int k = y; k < kTransposeDepth; k += 8)
     t[x * kRow + k] = k0 + k < K && n0 + x < N ? B[(k0 + k) * ldb + n0 + x] : 0.f;
   __syncthreads();
+  // Warp y takes columns y, y + 8, ...: its 32 lanes the column's 128 k, 4 each; the tally is
+  // summed over the warp (shuffles), and lane 0 adds it to the column's Line.
   const size_t planeBytes = static_cast<size_t>(N) * Kp;
-  for (int item = y * kColumnTile + x; item < kColumnTile * kTransposeDepth / 4;
-       item += kColumnTile * 8) {
-    const int n = item / (kTransposeDepth / 4), quad = item % (kTransposeDepth / 4);
-    const int k = k0 + 4 * quad;
-    if (n0 + n >= N || k >= K) continue;
-    const float4 v = tile[n][quad];
-    const float four[4] = {v.x, v.y, v.z, v.w};
+  static_assert(kTransposeDepth == 4 * 32, "a warp covers a column's k, 4 elements a lane");
+  for (int n = y; n < kColumnTile; n += 8) {
+    const int k = k0 + 4 * x;
+    if (n0 + n >= N) break;  // n grows: the rest are past N too
     Tally tally{0.0, 0};
-    store_residues(four, columnScale[n], columnExp[n], crt.count,
-                   planes + static_cast<size_t>(n0 + n) * Kp + k, planeBytes, tally);
-    atomicAdd(&columnTally[n].integers, tally.integers);
-    atomicOr(&columnTally[n].inexact, tally.inexact);
-  }
-  __syncthreads();
-  if (y == 0 && n0 + x < N) {
-    Line& line = lines[n0 + x];
-    atomicAdd(&line.integers, columnTally[x].integers);
-    if (columnTally[x].inexact) atomicOr(&line.flags, kInexact);
+    if (k < K) {
+      const float4 v = tile[n][x];
+      const float four[4] = {v.x, v.y, v.z, v.w};
+      store_residues(four, columnScale[n], columnExp[n], crt.count,
+                     planes + static_cast<size_t>(n0 + n) * Kp + k, planeBytes, tally);
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) {
+      tally.integers += __shfl_xor_sync(0xffffffffu, tally.integers, o);
+      tally.inexact |= __shfl_xor_sync(0xffffffffu, tally.inexact, o);
+    }
+    if (x == 0) {
+      Line& line = lines[n0 + n];
+      atomicAdd(&line.integers, tally.integers);
+      if (tally.inexact) atomicOr(&line.flags, kInexact);
+    }
   }
 }
 
@@ -970,7 +973,12 @@ cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
   // A heavy column puts a failure in every row, and a heavy row one in every column.
   const double rowsShare = heavy[1] ? 1.0 : static_cast<double>(heavy[0]) / M;
   const double columnsShare = heavy[0] ? 1.0 : static_cast<double>(heavy[1]) / N;
-  if (K >= kPredictMinK && std::min(rowsShare, columnsShare) > kSlowPathShare)
+#ifdef SGEMM_PLANT_SPAN_RULE
+  constexpr bool kPredict = false;  // the rule before the certificate had no prediction either
+#else
+  constexpr bool kPredict = true;
+#endif
+  if (kPredict && K >= kPredictMinK && std::min(rowsShare, columnsShare) > kSlowPathShare)
     return runtime::kShapeUnsuitable;  // kernels/fallbacks.inc: rung 15 runs it
 
   // The pre-pass proper: residues and magnitude bytes of the rows of A, the columns of B.
