@@ -63,7 +63,8 @@ int main(int argc, char** argv) {
     for (const Pair& p : pairs) {
       const Problem problem{{n, n, n}};
       const std::vector<Timing> t =
-          h.time_in_turn({h.kernel(reference_for(find_rung(p.rung)->precision)), Kernel(p.before),
+          h.time_in_turn({h.kernel(reference_for(find_rung(p.rung)->precision)),
+                          launched(p.before, "before"),
                           h.kernel(p.rung)},
                          problem, TimingOptions{});
       auto tflops = [&](const Timing& x) { return x.gflops(problem) / 1e3; };
