@@ -84,7 +84,7 @@ int main(int argc, char** argv) try {
       sizes.push_back(std::atoi(argv[i]));
   }
   if (sizes.empty()) sizes = {4096, 8192};
-  const std::vector<std::string> inputs = {"uniform", "normal", "phi=0.5",    "phi=1",
+  const std::vector<std::string> inputs = {"uniform", "normal", "phi=0",      "phi=0.5", "phi=1",
                                            "phi=2",   "phi=4",  "big-column", "big-rows"};
   const std::vector<std::string> names = {"cublas", "rung15", "rung16", "gemmul8_accu7",
                                           "gemmul8_fast7"};
