@@ -14,10 +14,13 @@
 #    files; what a copied kernel needs; which docs cite an H100; what the committed JSONs'
 #    contexts say) between <!-- fact:NAME --> markers, as they are now (scripts/docs-facts
 #    --check);
+#  - docs.inputs_tables: rung 16's speed per input distribution (README, doc 16) between
+#    <!-- inputs-table:begin results/<gpu>/rung16_inputs.json --> markers, as the committed
+#    bench runs have it (scripts/inputs-table --check);
 #  - docs.install_line: the README's install line works as root (no sudo) and as a user
 #    (sudo), without a terminal (tests/readme_install_test.py, with stand-ins for apt-get).
 set(_docs_tests docs.diffs_in_step docs.measured_tables docs.tables_script
-    docs.precision_tables docs.facts docs.install_line)
+    docs.precision_tables docs.inputs_tables docs.facts docs.install_line)
 find_package(Python3 3.8 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   add_test(NAME docs.diffs_in_step
@@ -26,6 +29,8 @@ if(Python3_Interpreter_FOUND)
     COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/docs-tables --check)
   add_test(NAME docs.precision_tables
     COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/precision-table --check)
+  add_test(NAME docs.inputs_tables
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/inputs-table --check)
   add_test(NAME docs.facts
     COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/docs-facts --check)
   add_test(NAME docs.tables_script
