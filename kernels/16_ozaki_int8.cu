@@ -301,29 +301,6 @@ __device__ Tally block_tally(Tally t, Tally* shared) {
   });
 }
 
-// The prediction hands the problem to rung 15 when its heavy lines (below) would send more than
-// this share of C to the slow path: rung 15 on all of it then costs less than the integer path
-// plus the rest.
-constexpr double kSlowPathShare = 0.25;
-// Below this K the prediction is not asked: short products are often exact (no element rounds
-// when scaled, and the certificate then allows anything), and the problems are small.
-constexpr int kPredictMinK = 64;
-
-// Whether the prediction hands the problem on, from the numbers of heavy rows and columns. A
-// heavy column puts a flagged element in every row, and a heavy row one in every column. Every
-// kernel after the prediction asks it on the device and does nothing when it does, so that the
-// launcher need not wait for the prediction: it asks once, at the end, with the slow path's
-// counts.
-__host__ __device__ inline bool handed_on(const int* heavy, int M, int N, int K) {
-#ifdef SGEMM_PLANT_SPAN_RULE
-  if (heavy) return false;  // the rule before the certificate had no prediction either
-#endif
-  if (K < kPredictMinK) return false;
-  const double rows = heavy[1] ? 1.0 : static_cast<double>(heavy[0]) / M;
-  const double columns = heavy[0] ? 1.0 : static_cast<double>(heavy[1]) / N;
-  return (rows < columns ? rows : columns) > kSlowPathShare;
-}
-
 // The rows of A (M x K, leading dimension lda, any alignment), first pass: one block a row
 // sums its statistics into stats[i].
 constexpr int kRowThreads = 256;
@@ -345,9 +322,8 @@ __global__ void __launch_bounds__(kRowThreads)
 // Second pass: one block a row stores its residues and magnitude bytes, 4 elements a thread,
 // into planes [count + 1][M][Kp] (K contiguous, Kp a multiple of 16), and its Line.
 __global__ void __launch_bounds__(kRowThreads)
-    sgemm_ozaki_int8_rows(int M, int N, int K, const float* A, long long lda, const Stats* stats,
-                          Crt crt, uint8_t* planes, int Kp, Line* lines, const int* heavy) {
-  if (handed_on(heavy, M, N, K)) return;
+    sgemm_ozaki_int8_rows(int M, int K, const float* A, long long lda, const Stats* stats, Crt crt,
+                          uint8_t* planes, int Kp, Line* lines) {
   __shared__ Tally partialTally[kRowThreads / 32];
   const size_t planeBytes = static_cast<size_t>(M) * Kp;
   for (int i = blockIdx.x; i < M; i += gridDim.x) {
@@ -420,9 +396,8 @@ __global__ void sgemm_ozaki_int8_predict(int M, int N, int K, const Stats* parti
 // integer sums, the same in any order.
 constexpr int kTransposeDepth = 128;
 __global__ void __launch_bounds__(kColumnTile * 8)
-    sgemm_ozaki_int8_columns(int M, int N, int K, const float* B, long long ldb, const Stats* stats,
-                             Crt crt, uint8_t* planes, int Kp, Line* lines, const int* heavy) {
-  if (handed_on(heavy, M, N, K)) return;
+    sgemm_ozaki_int8_columns(int K, int N, const float* B, long long ldb, const Stats* stats,
+                             Crt crt, uint8_t* planes, int Kp, Line* lines) {
   __shared__ float4 tile[kColumnTile][kTransposeDepth / 4 + 1];  // [n][k]: 16-byte rows of k
   __shared__ int columnScale[kColumnTile], columnExp[kColumnTile];
   const int n0 = blockIdx.x * kColumnTile, k0 = blockIdx.y * kTransposeDepth;
@@ -528,9 +503,8 @@ struct Certificate {
   const Line* lines;  // M rows of A, then N columns of B
   double budget;      // error allowed, in units of S_ij, before the rounding to FP32
   float alpha;
-  int* failRow;      // [M]: set to 1 where a row holds an uncertified element
-  int* failCol;      // [N]: likewise for columns
-  const int* heavy;  // the prediction's counts (handed_on)
+  int* failRow;  // [M]: set to 1 where a row holds an uncertified element
+  int* failCol;  // [N]: likewise for columns
 };
 
 constexpr double kOverflowGuard = 0x1p126;  // |alpha| ||a|| ||b|| at or above: the slow path
@@ -579,7 +553,6 @@ __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
   __trap();  // compiled out (SGEMM_NO_SM90A): the launcher never starts this kernel
 #else
-  if (handed_on(cert.heavy, M, N, K)) return;
   using T = Tile<BN, STAGES>;
   constexpr int BM = T::BM, BK = T::BK;
   // The ring, aligned to 1024 bytes: stage s holds [A_l | Bt_l], each box [rows][128 bytes of
@@ -716,11 +689,11 @@ __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
 // where they cover less of C (counts: how many of each; fails: the flags, rows then columns).
 constexpr int kQuads = 64;  // blockDim.x: 256 columns a block; blockDim.y rows
 __global__ void __launch_bounds__(kQuads * 4)
-    sgemm_ozaki_int8_reconstruct(int M, int N, int K, float alpha, float beta, float* C, int ldc,
+    sgemm_ozaki_int8_reconstruct(int M, int N, float alpha, float beta, float* C, int ldc,
                                  const uint8_t* residues, int ldr, Crt crt, const Line* lines,
                                  const int* fails, const int* counts) {
   const int j0 = (blockIdx.x * kQuads + threadIdx.x) * 4;
-  if (j0 >= N || handed_on(counts + 2, M, N, K)) return;
+  if (j0 >= N) return;
   const bool byRows =
       static_cast<long long>(counts[0]) * N <= static_cast<long long>(counts[1]) * M;
   const int* skipRow = byRows ? fails : nullptr;
@@ -766,8 +739,7 @@ __global__ void __launch_bounds__(kQuads * 4)
 // block's threads gives each run its place. One block a side: n is at most a few million.
 constexpr int kListThreads = 1024;
 __global__ void __launch_bounds__(kListThreads)
-    sgemm_ozaki_int8_list(int M, int N, int K, const int* fails, int* lists, int* counts) {
-  if (handed_on(counts + 2, M, N, K)) return;
+    sgemm_ozaki_int8_list(int M, int N, const int* fails, int* lists, int* counts) {
   __shared__ int offsets[kListThreads];
   const int n = blockIdx.x == 0 ? M : N;
   const int* flags = fails + (blockIdx.x == 0 ? 0 : M);
@@ -900,6 +872,13 @@ inline double certificate_budget(int K) {
   return (std::min(static_cast<double>(K), std::sqrt(static_cast<double>(K)) + 1) - 1) * 0x1p-24;
 }
 
+// The slow path takes the problem whole when its rows or columns would cover more than this
+// share of C: rung 15 on all of it then costs less than the integer path plus the rest.
+constexpr double kSlowPathShare = 0.25;
+// Below this K the prediction is not asked: short products are often exact (no element rounds
+// when scaled, and the certificate then allows anything), and the problems are small.
+constexpr int kPredictMinK = 64;
+
 // The GEMM the slow path runs: the rung kernels/fallbacks.inc names for problems this rung
 // cannot take (rung 15), found through the registry.
 cudaError_t slow_gemm(const Gemm& g, cudaStream_t stream) {
@@ -973,8 +952,7 @@ cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
   auto launched = [] { return cudaGetLastError(); };
 
   // The lines' statistics, and the prediction: a problem whose heavy lines would send more
-  // than kSlowPathShare of C to the slow path goes to rung 15; the kernels below then do
-  // nothing (handed_on), and the launcher learns it at the end.
+  // than kSlowPathShare of C to the slow path goes to rung 15 before any integer work.
   const int rowBlocks = std::min(M, 65535 * 8);
   const int slices = (K + kSliceRows - 1) / kSliceRows;
   const dim3 columnBlock(kColumnTile, 8);
@@ -986,39 +964,52 @@ cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
   if ((err = launched()) != cudaSuccess) return err;
   sgemm_ozaki_int8_predict<<<static_cast<unsigned>((mn + 255) / 256), 256, 0, stream>>>(
       M, N, K, partial, stats, crt.T, budget, counts + 2);
-  if ((err = launched()) != cudaSuccess) return err;
+  int heavy[2] = {0, 0};
+  if ((err = launched()) != cudaSuccess ||
+      (err = cudaMemcpyAsync(heavy, counts + 2, sizeof heavy, cudaMemcpyDeviceToHost, stream)) !=
+          cudaSuccess ||
+      (err = cudaStreamSynchronize(stream)) != cudaSuccess)
+    return err;
+  // A heavy column puts a failure in every row, and a heavy row one in every column.
+  const double rowsShare = heavy[1] ? 1.0 : static_cast<double>(heavy[0]) / M;
+  const double columnsShare = heavy[0] ? 1.0 : static_cast<double>(heavy[1]) / N;
+#ifdef SGEMM_PLANT_SPAN_RULE
+  constexpr bool kPredict = false;  // the rule before the certificate had no prediction either
+#else
+  constexpr bool kPredict = true;
+#endif
+  if (kPredict && K >= kPredictMinK && std::min(rowsShare, columnsShare) > kSlowPathShare)
+    return runtime::kShapeUnsuitable;  // kernels/fallbacks.inc: rung 15 runs it
 
   // The pre-pass proper: residues and magnitude bytes of the rows of A, the columns of B.
-  sgemm_ozaki_int8_rows<<<rowBlocks, kRowThreads, 0, stream>>>(M, N, K, A, lda, stats, crt, w + L.a,
-                                                               L.Kp, lines, counts + 2);
+  sgemm_ozaki_int8_rows<<<rowBlocks, kRowThreads, 0, stream>>>(M, K, A, lda, stats, crt, w + L.a,
+                                                               L.Kp, lines);
   if ((err = launched()) != cudaSuccess) return err;
   sgemm_ozaki_int8_columns<<<dim3(columnTiles, (K + kTransposeDepth - 1) / kTransposeDepth),
-                             columnBlock, 0, stream>>>(M, N, K, B, ldb, stats + M, crt, w + L.b,
-                                                       L.Kp, lines + M, counts + 2);
+                             columnBlock, 0, stream>>>(K, N, B, ldb, stats + M, crt, w + L.b, L.Kp,
+                                                       lines + M);
   if ((err = launched()) != cudaSuccess) return err;
 
   // The certificate, then the residues' GEMM and the reconstruction of every element the
   // certificate passed; the slow path's size is read back only after all of that is queued.
-  const Certificate cert{lines, budget, alpha, fails, fails + M, counts + 2};
+  const Certificate cert{lines, budget, alpha, fails, fails + M};
   uint8_t* residues = w + L.r;
   err = multiply<256, 4, true>(M, N, K, count, w, L, residues, cert, stream, 8);
   if (err != cudaSuccess) return err;
-  sgemm_ozaki_int8_list<<<2, kListThreads, 0, stream>>>(M, N, K, fails, lists, counts);
+  sgemm_ozaki_int8_list<<<2, kListThreads, 0, stream>>>(M, N, fails, lists, counts);
   if ((err = launched()) != cudaSuccess) return err;
   err = multiply<256, 4, false>(M, N, K, count, w, L, residues, cert, stream, 8);
   if (err != cudaSuccess) return err;
   const dim3 block(kQuads, 4);
   const dim3 grid((N + 4 * kQuads - 1) / (4 * kQuads), std::min((M + 3) / 4, 65535));
-  sgemm_ozaki_int8_reconstruct<<<grid, block, 0, stream>>>(M, N, K, alpha, beta, C, ldc, residues,
+  sgemm_ozaki_int8_reconstruct<<<grid, block, 0, stream>>>(M, N, alpha, beta, C, ldc, residues,
                                                            L.ldr, crt, lines, fails, counts);
-  int flagged[4] = {0, 0, 0, 0};  // flagged rows, columns; heavy rows, columns
+  int flagged[2] = {0, 0};  // rows, columns
   if ((err = launched()) != cudaSuccess ||
       (err = cudaMemcpyAsync(flagged, counts, sizeof flagged, cudaMemcpyDeviceToHost, stream)) !=
           cudaSuccess ||
       (err = cudaStreamSynchronize(stream)) != cudaSuccess)
     return err;
-  // Handed on: every kernel after the prediction did nothing, and C is untouched.
-  if (handed_on(flagged + 2, M, N, K)) return runtime::kShapeUnsuitable;  // fallbacks.inc
   if (!flagged[0] && !flagged[1]) return cudaSuccess;
   // As the reconstruction chose: rows unless the flagged columns cover less of C.
   const bool byRows =
