@@ -17,22 +17,27 @@
 // (log2 P - log2 K) / 2 bits below its norm, so the more moduli, the more bits (4 per
 // modulus) and the more INT8 products. The launcher takes the number of moduli (4 to 8); the
 // ladder's rung uses the fewest that meet FP32 accuracy (docs/16_ozaki_int8.md derives the
-// error and measures it).
+// error and measures it). That bound is relative to a line's norm; FP32's is relative to each
+// element's sum_k |a_ik||b_kj|. So every element is certified (see Certificate): its error
+// bound, from the lines' exact integer sums, against a lower bound of that sum from one more
+// INT8 plane of magnitude bytes. What fails goes to the slow path, a real GEMM: the flagged
+// rows (or columns) gathered, run through rung 15, scattered back.
 //
-// Kernels, in order: the rows of A (norms, scales, residues: one block a row), the columns of
-// B (norms in slices of K, then scales, residues and the transpose that wgmma needs: 8-bit
-// wgmma reads both operands K-major), the INT8 GEMM (rung 14's producer and consumers, over
-// one tile and one modulus per block, its epilogue storing the residues mod p_l), and the
-// reconstruction (CRT, scale back, alpha, beta, guard path). Every sum is in a fixed order:
-// the result is bitwise the same on every run.
+// Kernels, in order: the lines' statistics and a prediction (a problem whose slow path would
+// be large goes to rung 15 at once); the rows of A (scales, residues, magnitude bytes: one
+// block a row); the columns of B (the same, through a transpose: 8-bit wgmma reads both
+// operands K-major); the bound plane (the INT8 GEMM of the magnitude bytes, its epilogue the
+// certificate); the INT8 GEMM (rung 14's producer and consumers, one tile and one modulus per
+// block, its epilogue storing the residues mod p_l); the reconstruction (CRT, scale back,
+// alpha, beta); then the slow path. Every sum is in a fixed order, or of integers exact in any
+// order: the result is bitwise the same on every run.
 //
-// FP32's semantics. The integers cannot hold Inf or NaN, nor a row whose magnitudes span more
-// than 2^kMaxSpan (its small elements would round to nothing, see kMaxSpan). The pre-pass flags
-// such rows of A and columns of B, and the reconstruction sums their elements again in plain FP32
-// (the guard path), as it does any result that overflows. K beyond INT32's exact range (K 2^14 <
-// 2^31) is cut into chunks, each reduced mod p_l before the next is added. Where the
-// workspace cannot hold the residues, rung 15 runs instead. sm_90a code: on a GPU that is
-// not compute capability 9.0 the launcher returns cudaErrorNoKernelImageForDevice.
+// FP32's semantics. The integers cannot hold Inf or NaN: their lines are never certified, and
+// neither is an element near FP32's overflow, so rung 15 answers those as cuBLAS does. K beyond
+// INT32's exact range (K 2^14 < 2^31) is cut into chunks, each reduced mod p_l before the next
+// is added; beyond the bound plane's (K > 2^17), and where the workspace cannot hold the
+// planes, rung 15 runs instead (kernels/fallbacks.inc). sm_90a code: on a GPU that is not
+// compute capability 9.0 the launcher returns cudaErrorNoKernelImageForDevice.
 // Needs: sm_90a   (cmake/ladder.cmake finds this line: CMakeLists.txt builds the file for it)
 #include <cuda_runtime.h>
 
@@ -106,12 +111,10 @@ struct Crt {
 
 // ---- The pre-pass: norms, scales, residues.
 
-// Rows (of A) or columns (of B) whose nonzero magnitudes span more than 2^kMaxSpan (an FP32
-// significand's worth) take the guard path. The integers keep about 20 to 25 bits below a
-// row's norm, and the error that leaves is relative to the row's norm, not to each product:
-// where a row's tiny elements meet a column's huge ones (tests/gpu_semantics_test.cpp,
-// tiny_times_huge), their products can outweigh the rest, and SGEMM keeps them to 2^-24.
-// Uniform data spans 2^23 at most; docs/16 says what the bound does and does not promise.
+// The rule before the certificate, kept for the planted variant that the inputs checks must
+// fail (SGEMM_PLANT_SPAN_RULE): only rows (of A) or columns (of B) whose nonzero magnitudes span
+// more than 2^kMaxSpan left the integer path. Below it the error stayed relative to the line's
+// norm, and a line's small elements meeting another's large ones broke FP32's bound.
 constexpr int kMaxSpan = 24;
 
 // A line's flags (Line::flags).
@@ -165,7 +168,7 @@ struct Stats {
 
 // x 2^s rounded to the nearest integer (ties away from zero), as a magnitude and a sign, from
 // the bits: no float multiply, which would overflow, underflow or flush. The scale keeps the
-// magnitude below 2^32. Inf and NaN give 0 (their rows take the guard path).
+// magnitude below 2^32. Inf and NaN give 0 (their lines are never certified).
 struct Scaled {
   uint32_t magnitude;
   bool negative;
