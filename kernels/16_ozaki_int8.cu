@@ -894,14 +894,18 @@ cudaError_t slow_gemm(const Gemm& g, cudaStream_t stream) {
 
 // The flagged rows (byRows) or columns of C, computed by rung 15 as one compact GEMM: their
 // rows of A (columns of B) and of C gathered, multiplied, C's scattered back.
-cudaError_t slow_path(const Gemm& g, const int* list, int count, bool byRows, cudaStream_t stream) {
+// Its buffers, in floats: the gathered operand, then the gathered part of C.
+size_t slow_path_floats(int M, int N, int K, int count, bool byRows) {
+  return static_cast<size_t>(count) * K + static_cast<size_t>(count) * (byRows ? N : M);
+}
+
+// C's part is written last, so a failure before it leaves C as the reconstruction left it: the
+// launcher turns any error here into one that no fallback follows (C is no longer the input).
+cudaError_t slow_path(const Gemm& g, const int* list, int count, bool byRows, float* buffers,
+                      cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
-  const size_t operand = static_cast<size_t>(count) * K;
-  const size_t result = static_cast<size_t>(count) * (byRows ? N : M);
-  runtime::Workspace<float> W(operand + result, stream);
-  if (W.error() != cudaSuccess) return W.error();
-  float* compactOperand = W.get();
-  float* compactC = W.get() + operand;
+  float* compactOperand = buffers;
+  float* compactC = buffers + static_cast<size_t>(count) * K;
   const int threads = 256;
   auto copy = [&](float* matrix, long long ld, float* compact, int length, bool rows, bool in) {
     const size_t total = static_cast<size_t>(count) * length;
@@ -993,8 +997,8 @@ cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
                                                        lines + M);
   if ((err = launched()) != cudaSuccess) return err;
 
-  // The certificate, then the residues' GEMM and the reconstruction of every element the
-  // certificate passed; the slow path's size is read back only after all of that is queued.
+  // The certificate, then the residues' GEMM; the slow path's size is read back while the GEMM
+  // runs, then the reconstruction of every element the certificate passed, then the slow path.
   const Certificate cert{lines, budget, alpha, fails, fails + M};
   uint8_t* residues = w + L.r;
   err = multiply<256, 4, true>(M, N, K, count, w, L, residues, cert, stream, 8);
@@ -1005,19 +1009,28 @@ cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
   if (err != cudaSuccess) return err;
   const dim3 block(kQuads, 4);
   const dim3 grid((N + 4 * kQuads - 1) / (4 * kQuads), std::min((M + 3) / 4, 65535));
-  sgemm_ozaki_int8_reconstruct<<<grid, block, 0, stream>>>(M, N, alpha, beta, C, ldc, residues,
-                                                           L.ldr, crt, lines, fails, counts);
+  // The slow path's size, and its buffers, before C is written: without them the problem goes
+  // down the chain (kWorkspaceShort) with C untouched.
   int flagged[2] = {0, 0};  // rows, columns
-  if ((err = launched()) != cudaSuccess ||
-      (err = cudaMemcpyAsync(flagged, counts, sizeof flagged, cudaMemcpyDeviceToHost, stream)) !=
+  if ((err = cudaMemcpyAsync(flagged, counts, sizeof flagged, cudaMemcpyDeviceToHost, stream)) !=
           cudaSuccess ||
       (err = cudaStreamSynchronize(stream)) != cudaSuccess)
     return err;
-  if (!flagged[0] && !flagged[1]) return cudaSuccess;
-  // As the reconstruction chose: rows unless the flagged columns cover less of C.
+  // As the reconstruction chooses: rows unless the flagged columns cover less of C.
   const bool byRows =
       static_cast<long long>(flagged[0]) * N <= static_cast<long long>(flagged[1]) * M;
-  return slow_path(g, byRows ? lists : lists + M, flagged[byRows ? 0 : 1], byRows, stream);
+  const int slow = flagged[byRows ? 0 : 1];
+  runtime::Workspace<float> buffers(slow ? slow_path_floats(M, N, K, slow, byRows) : 0, stream);
+  if (buffers.error() != cudaSuccess) return buffers.error();
+  sgemm_ozaki_int8_reconstruct<<<grid, block, 0, stream>>>(M, N, alpha, beta, C, ldc, residues,
+                                                           L.ldr, crt, lines, fails, counts);
+  if ((err = launched()) != cudaSuccess || !slow) return err;
+  err = slow_path(g, byRows ? lists : lists + M, slow, byRows, buffers.get(), stream);
+  // C holds the reconstruction now: no fallback may start again from it.
+  return err == runtime::kWorkspaceShort || err == runtime::kShapeUnsuitable ||
+                 err == runtime::kGpuUnsupported
+             ? cudaErrorLaunchOutOfResources
+             : err;
 }
 
 cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
