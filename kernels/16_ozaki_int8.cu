@@ -44,6 +44,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <type_traits>
 
@@ -166,45 +167,65 @@ struct Stats {
   }
 };
 
-// x 2^s rounded to the nearest integer (ties away from zero), as a magnitude and a sign, from
-// the bits: no float multiply, which would overflow, underflow or flush. The scale keeps the
-// magnitude below 2^32. Inf and NaN give 0 (their lines are never certified).
-struct Scaled {
-  uint32_t magnitude;
-  bool negative;
-  bool inexact;  // bits were rounded away: x 2^s is not an integer
-};
-__device__ __forceinline__ Scaled scale_to_integer(float x, int s) {
-  const uint32_t bits = __float_as_uint(x);
-  const int biased = bits >> 23 & 0xff;
-  if (biased == 0xff) return {0, false, false};
-  const uint32_t m = biased ? (bits & 0x7fffff) | 0x800000 : bits & 0x7fffff;  // x = m 2^(e-23)
-  const int shift = (biased ? biased - 150 : -149) + s;
-  uint32_t u;
-  bool inexact = false;
-  if (shift >= 0) {
-    u = static_cast<uint32_t>(static_cast<uint64_t>(m) << min(shift, 63));
-  } else if (shift < -24) {
-    u = 0;  // m 2^shift < 1/2
-    inexact = m != 0;
-  } else {
-    u = (m + (1u << (-shift - 1))) >> -shift;
-    inexact = (m & ((1u << -shift) - 1)) != 0;
-  }
-  return {u, (bits >> 31) != 0, inexact};
+// The scaled integers stay below 2^kScaledBits in magnitude (Crt::T keeps them there: up to 7
+// moduli it is below 2^27.4 anyway), so that the residue arithmetic below stays in 31 bits.
+constexpr int kScaledBits = 29;
+
+// A float's bits, on the host too (the residue helpers are tested there:
+// experiments/rung16_prepass/equivalence.cu).
+__host__ __device__ __forceinline__ uint32_t bits_of(float x) {
+  uint32_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  return bits;
 }
 
-// The residue of the scaled integer mod P, as the byte of a signed residue in [-128, 127]:
-// what the INT8 wgmma reads. P = 256: the low byte of the two's complement.
+// x 2^s rounded to the nearest integer (ties away from zero), as a signed value, from the
+// bits: no float multiply, which would overflow, underflow or flush, and no branch (a branch
+// an element made the pre-pass issue-bound). |x| 2^s = m 2^shift; a right shift rounds (the
+// half added first), a left one is exact. Inf and NaN give 0 (their lines are never certified).
+struct Scaled {
+  int value;  // |value| < 2^kScaledBits
+  uint32_t magnitude;
+  bool inexact;  // bits were rounded away: x 2^s is not an integer
+};
+__host__ __device__ __forceinline__ Scaled scale_to_integer(float x, int s) {
+  const uint32_t bits = bits_of(x);
+  const int biased = bits >> 23 & 0xff;
+  const uint32_t m = (bits & 0x7fffff) | (biased ? 0x800000u : 0u);  // x = m 2^(e - 23)
+  const int shift = (biased ? biased - 150 : -149) + s;
+  const int right = min(max(-shift, 0), 31), left = min(max(shift, 0), 31);
+  const bool finite = biased != 0xff;
+  // m < 2^24: with right >= 25 the sum stays below 2^right and the result is 0, as it must.
+  const uint32_t u = finite ? (m + ((1u << right) >> 1)) >> right << left : 0u;
+  const bool inexact = finite && (m & ((1u << right) - 1)) != 0;
+  const int value = bits >> 31 ? -static_cast<int>(u) : static_cast<int>(u);
+  return {value, u, inexact};
+}
+
+// The residue of v (|v| < 2^kScaledBits) mod P, as the byte of a signed residue in
+// [-128, 127]: what the INT8 wgmma reads. P = 256: the low byte of the two's complement. An
+// odd P: the centred residue in [-(P - 1) / 2, (P - 1) / 2], from n = v + kShift, which is
+// positive, below 2^31 and = v + (P - 1) / 2 (mod P): (n mod P) - (P - 1) / 2. n mod P with
+// the quotient from one multiply-high: kMagic = ceil(2^39 / P) gives floor(n kMagic / 2^39)
+// = floor(n / P) exactly for every n < 2^31 (the excess, below 2^31 P / (P 2^39) = 2^-8, never
+// carries n / P past the next integer, which is at least 1 / P >= 2^-8 away).
 template <int P>
-__device__ __forceinline__ uint32_t residue_byte(Scaled v) {
+struct Residue {
+  static constexpr uint32_t kHalf = (P - 1) / 2;
+  static constexpr uint32_t kShift = P * ((1u << kScaledBits) / P + 1) + kHalf;
+  static constexpr uint32_t kMagic = static_cast<uint32_t>((uint64_t{1} << 39) / P + 1);
+  static_assert(P == 256 || P % 2 == 1, "the moduli: 256 and odd numbers below it");
+  static_assert(uint64_t{kShift} + (1u << kScaledBits) < (uint64_t{1} << 31), "n < 2^31");
+};
+template <int P>
+__host__ __device__ __forceinline__ uint32_t residue_byte(int v) {
   if constexpr (P == 256) {
-    return (v.negative ? 0u - v.magnitude : v.magnitude) & 0xff;
+    return static_cast<uint32_t>(v) & 0xff;
   } else {
-    int r = static_cast<int>(v.magnitude % P);
-    if (v.negative && r) r = P - r;
-    if (r > P / 2) r -= P;
-    return static_cast<uint32_t>(r) & 0xff;
+    using R = Residue<P>;
+    const uint32_t n = static_cast<uint32_t>(v) + R::kShift;
+    const uint32_t quotient = static_cast<uint32_t>(uint64_t{n} * R::kMagic >> 39);
+    return (n - quotient * P - R::kHalf) & 0xff;
   }
 }
 
@@ -221,7 +242,7 @@ struct Line {
 // A line's sums over its elements, merged in any order: every term is an integer and every sum
 // stays below 2^53, so the sums are exact and the result does not depend on the order.
 struct Tally {
-  double integers;
+  unsigned long long integers;
   int inexact;
   __device__ void merge(const Tally& o) { integers += o.integers, inexact |= o.inexact; }
 };
@@ -230,16 +251,15 @@ struct Tally {
 // line's RMS maps to 2^3 (Stats::magnitude_exponent), so that the bulk of a line keeps 3 to 7
 // bits and only elements above 16 times the RMS are clipped: a line's largest element would
 // leave its small ones as zeros. sum_k bytes_A bytes_B fits INT32 for K up to kBoundMaxK.
-__device__ __forceinline__ uint32_t magnitude_byte(float x, int e) {
-  const uint32_t bits = __float_as_uint(x);
+__host__ __device__ __forceinline__ uint32_t magnitude_byte(float x, int e) {
+  const uint32_t bits = bits_of(x);
   const int biased = bits >> 23 & 0xff;
-  if (biased == 0xff) return 0;
-  const uint32_t m = biased ? (bits & 0x7fffff) | 0x800000 : bits & 0x7fffff;
+  const uint32_t m = (bits & 0x7fffff) | (biased ? 0x800000u : 0u);
   const int shift = (biased ? biased - 150 : -149) + e;  // |x| 2^e = m 2^shift
-  if (m == 0 || shift <= -32) return 0;
-  if (shift >= 8) return 127;  // m >= 1: m 2^shift >= 256
-  const uint64_t v = shift >= 0 ? static_cast<uint64_t>(m) << shift : m >> -shift;
-  return static_cast<uint32_t>(min(v, uint64_t{127}));
+  // A left shift of 8 takes any m >= 1 to 256 or more, which clips to 127 (m 2^8 < 2^32).
+  const int right = min(max(-shift, 0), 31), left = min(max(shift, 0), 8);
+  const uint32_t v = m >> right << left;
+  return biased == 0xff ? 0u : min(v, 127u);
 }
 
 // Four consecutive elements' residues, packed as 4 bytes, into each plane: plane l at
@@ -251,8 +271,7 @@ __device__ __forceinline__ void store_residues(const float (&x)[4], int s, int e
 #pragma unroll
   for (int c = 0; c < 4; ++c) {
     v[c] = scale_to_integer(x[c], s);
-    const uint32_t q = magnitude_byte(x[c], e);
-    bytes |= q << (8 * c);
+    bytes |= magnitude_byte(x[c], e) << (8 * c);
     tally.integers += v[c].magnitude;
     tally.inexact |= v[c].inexact;
   }
@@ -262,7 +281,7 @@ __device__ __forceinline__ void store_residues(const float (&x)[4], int s, int e
     uint32_t word = 0;
     with_modulus(l, [&](auto p) {
 #pragma unroll
-      for (int c = 0; c < 4; ++c) word |= residue_byte<decltype(p)::value>(v[c]) << (8 * c);
+      for (int c = 0; c < 4; ++c) word |= residue_byte<decltype(p)::value>(v[c].value) << (8 * c);
     });
     *reinterpret_cast<uint32_t*>(planes + l * planeBytes) = word;
   }
@@ -333,17 +352,23 @@ __global__ void __launch_bounds__(kRowThreads)
     const float* a = A + i * lda;
     const Stats row = stats[i];
     const int s = row.scale(crt.T), e = row.magnitude_exponent(K);
-    Tally tally{0.0, 0};
+    const bool vectors = (reinterpret_cast<uintptr_t>(a) & 15) == 0;  // float4 loads
+    Tally tally{0, 0};
     for (int k = 4 * threadIdx.x; k < K; k += 4 * kRowThreads) {
       float x[4];
+      if (vectors && k + 3 < K) {
+        const float4 v = *reinterpret_cast<const float4*>(a + k);
+        x[0] = v.x, x[1] = v.y, x[2] = v.z, x[3] = v.w;
+      } else {
 #pragma unroll
-      for (int c = 0; c < 4; ++c) x[c] = k + c < K ? a[k + c] : 0.f;
+        for (int c = 0; c < 4; ++c) x[c] = k + c < K ? a[k + c] : 0.f;
+      }
       store_residues(x, s, e, crt.count, planes + static_cast<size_t>(i) * Kp + k, planeBytes,
                      tally);
     }
     const Tally all = block_tally<kRowThreads>(tally, partialTally);
     if (threadIdx.x == 0)
-      lines[i] = {all.integers, sqrt(row.squares), s, e,
+      lines[i] = {static_cast<double>(all.integers), sqrt(row.squares), s, e,
                   row.flags() | (all.inexact ? kInexact : 0)};
   }
 }
@@ -430,7 +455,7 @@ __global__ void __launch_bounds__(kColumnTile * 8)
   for (int n = y; n < kColumnTile; n += 8) {
     const int k = k0 + 4 * x;
     if (n0 + n >= N) break;  // n grows: the rest are past N too
-    Tally tally{0.0, 0};
+    Tally tally{0, 0};
     if (k < K) {
       const float4 v = tile[n][x];
       const float four[4] = {v.x, v.y, v.z, v.w};
@@ -444,7 +469,7 @@ __global__ void __launch_bounds__(kColumnTile * 8)
     }
     if (x == 0) {
       Line& line = lines[n0 + n];
-      atomicAdd(&line.integers, tally.integers);
+      atomicAdd(&line.integers, static_cast<double>(tally.integers));  // exact: integers < 2^53
       if (tally.inexact) atomicOr(&line.flags, kInexact);
     }
   }
@@ -691,7 +716,26 @@ __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
 // The elements the slow path computes are left alone: the flagged rows, or the flagged columns
 // where they cover less of C (counts: how many of each; fails: the flags, rows then columns).
 constexpr int kQuads = 64;  // blockDim.x: 256 columns a block; blockDim.y rows
-__global__ void __launch_bounds__(kQuads * 4)
+
+// 2^e for |e| <= 1022, from the bits: exact, as ldexp is, without its range checks. A scale is
+// within [-150 - 27, 128 + 27] (FP32's range and the target T), so e = -(s_i + t_j) is too.
+__device__ __forceinline__ double power_of_two(int e) {
+  return __longlong_as_double(static_cast<long long>(1023 + e) << 52);
+}
+// A residue byte as a double: 2^52 + r from the bits, less 2^52 (exact). One FP64 add, where a
+// conversion instruction runs at a quarter of its rate: 7 of them an element bound the kernel.
+__device__ __forceinline__ double byte_to_double(uint32_t word, int q) {
+  constexpr double kTwo52 = 0x1p52;
+  return __hiloint2double(0x43300000, word >> (8 * q) & 0xff) - kTwo52;
+}
+
+// kCount moduli (a template argument: the loops over them unroll with no test of the count).
+// A thread walks kReconstructRows rows of its 4 columns: the columns' scales and flags are read
+// once, and the next row's residues are in flight while this row's are combined.
+// At least 2 blocks an SM: up to 128 registers (left to itself, ptxas held it to 64 and spilled).
+constexpr int kReconstructRows = 8;
+template <int kCount>
+__global__ void __launch_bounds__(kQuads * 4, 2)
     sgemm_ozaki_int8_reconstruct(int M, int N, float alpha, float beta, float* C, int ldc,
                                  const uint8_t* residues, int ldr, Crt crt, const Line* lines,
                                  const int* fails, const int* counts) {
@@ -700,37 +744,53 @@ __global__ void __launch_bounds__(kQuads * 4)
   const bool byRows =
       static_cast<long long>(counts[0]) * N <= static_cast<long long>(counts[1]) * M;
   const int* skipRow = byRows ? fails : nullptr;
-  const int* skipCol = byRows ? nullptr : fails + M;
+  double columnScale[4];  // 2^-t_j
+  bool store[4];          // j < N, and the slow path does not own column j
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    const int j = j0 + q;
+    store[q] = j < N && (byRows || !fails[M + j]);
+    columnScale[q] = j < N ? power_of_two(-lines[M + j].scale) : 0.0;
+  }
   const size_t planeBytes = static_cast<size_t>(M) * ldr;
-  for (int i = blockIdx.y * blockDim.y + threadIdx.y; i < M; i += gridDim.y * blockDim.y) {
-    uint32_t word[kMaxModuli];
+  auto load = [&](int i, uint32_t(&word)[kCount]) {
 #pragma unroll
-    for (int l = 0; l < kMaxModuli; ++l)
-      if (l < crt.count)
-        word[l] = *reinterpret_cast<const uint32_t*>(residues + l * planeBytes +
-                                                     static_cast<size_t>(i) * ldr + j0);
-    if (skipRow && skipRow[i]) continue;
-    const int s = lines[i].scale;
-    float* c = C + static_cast<long long>(i) * ldc;
+    for (int l = 0; l < kCount; ++l)
+      word[l] = i < M ? *reinterpret_cast<const uint32_t*>(residues + l * planeBytes +
+                                                           static_cast<size_t>(i) * ldr + j0)
+                      : 0u;
+  };
+  const int step = gridDim.y * blockDim.y;
+  int i = blockIdx.y * blockDim.y + threadIdx.y;
+  uint32_t word[kCount];
+  load(i, word);
+  for (; i < M; i += step) {
+    uint32_t next[kCount];
+    load(i + step, next);
+    if (!(skipRow && skipRow[i])) {
+      // alpha 2^-s_i 2^-t_j: exact (powers of two, in FP64's range), so that the one rounding
+      // is of alpha X 2^-(s_i + t_j).
+      const double rowScale = double(alpha) * power_of_two(-lines[i].scale);
+      float* c = C + static_cast<long long>(i) * ldc;
 #pragma unroll
-    for (int q = 0; q < 4; ++q) {
-      const int j = j0 + q;
-      if (j >= N) break;
-      if (skipCol && skipCol[j]) continue;
-      double high = 0, low = 0;
+      for (int q = 0; q < 4; ++q) {
+        if (!store[q]) continue;
+        double high = 0, low = 0;
 #pragma unroll
-      for (int l = 0; l < kMaxModuli; ++l)
-        if (l < crt.count) {
-          const double r = word[l] >> (8 * q) & 0xff;
+        for (int l = 0; l < kCount; ++l) {
+          const double r = byte_to_double(word[l], q);
           high = fma(r, crt.weightHi[l], high);
           low = fma(r, crt.weightLo[l], low);
         }
-      const double n = rint((high + low) * crt.inverseP);
-      const double X = fma(-n, crt.P_hi, high) + fma(-n, crt.P_lo, low);
-      const double product = double(alpha) * ldexp(X, -(s + lines[M + j].scale));
-      // BLAS: with beta == 0, C is not read
-      c[j] = static_cast<float>(beta == 0.f ? product : product + double(beta) * c[j]);
+        const double n = rint((high + low) * crt.inverseP);
+        const double X = fma(-n, crt.P_hi, high) + fma(-n, crt.P_lo, low);
+        const double product = rowScale * columnScale[q] * X;
+        // BLAS: with beta == 0, C is not read
+        c[j0 + q] = static_cast<float>(beta == 0.f ? product : product + double(beta) * c[j0 + q]);
+      }
     }
+#pragma unroll
+    for (int l = 0; l < kCount; ++l) word[l] = next[l];
   }
 }
 
@@ -807,6 +867,8 @@ inline Crt crt_of(int count, int K) {
   // Rounding to nearest adds up to 1/2 an element: ||a'|| <= 2^T + sqrt(K)/2. T keeps
   // (2^T + sqrt(K)/2)^2 below P/2, with a margin for the FP64 logarithms.
   crt.T = std::log2(std::sqrt(crt.P_hi / 2) - 0.5 * std::sqrt(static_cast<double>(K))) - 1e-3;
+  // An element is at most 2^T + 1/2: below 2^kScaledBits (this caps 8 moduli only).
+  crt.T = std::min(crt.T, kScaledBits - 0.1);
 #ifdef SGEMM_PLANT_COARSE_SCALE
   crt.T -= 11;  // tests/planted_kernels.cu: 11 bits fewer a row, 2^11 times the error
 #endif
@@ -1008,7 +1070,9 @@ cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
   err = multiply<256, 4, false>(M, N, K, count, w, L, residues, cert, stream, 8);
   if (err != cudaSuccess) return err;
   const dim3 block(kQuads, 4);
-  const dim3 grid((N + 4 * kQuads - 1) / (4 * kQuads), std::min((M + 3) / 4, 65535));
+  const int rowsPerBlock = 4 * kReconstructRows;
+  const dim3 grid((N + 4 * kQuads - 1) / (4 * kQuads),
+                  std::min((M + rowsPerBlock - 1) / rowsPerBlock, 65535));
   // The slow path's size, and its buffers, before C is written: without them the problem goes
   // down the chain (kWorkspaceShort) with C untouched.
   int flagged[2] = {0, 0};  // rows, columns
@@ -1022,8 +1086,13 @@ cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
   const int slow = flagged[byRows ? 0 : 1];
   runtime::Workspace<float> buffers(slow ? slow_path_floats(M, N, K, slow, byRows) : 0, stream);
   if (buffers.error() != cudaSuccess) return buffers.error();
-  sgemm_ozaki_int8_reconstruct<<<grid, block, 0, stream>>>(M, N, alpha, beta, C, ldc, residues,
-                                                           L.ldr, crt, lines, fails, counts);
+  constexpr decltype(&sgemm_ozaki_int8_reconstruct<kMaxModuli>) kReconstruct[] = {
+      sgemm_ozaki_int8_reconstruct<4>, sgemm_ozaki_int8_reconstruct<5>,
+      sgemm_ozaki_int8_reconstruct<6>, sgemm_ozaki_int8_reconstruct<7>,
+      sgemm_ozaki_int8_reconstruct<8>};
+  static_assert(kMinModuli == 4 && kMaxModuli == 8, "one kernel for each count of moduli");
+  kReconstruct[count - kMinModuli]<<<grid, block, 0, stream>>>(M, N, alpha, beta, C, ldc, residues,
+                                                               L.ldr, crt, lines, fails, counts);
   if ((err = launched()) != cudaSuccess || !slow) return err;
   err = slow_path(g, byRows ? lists : lists + M, slow, byRows, buffers.get(), stream);
   // C holds the reconstruction now: no fallback may start again from it.
