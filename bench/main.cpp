@@ -48,6 +48,9 @@ void add_context(const GpuInfo& gpu, const SweepOptions& o) {
   benchmark::AddCustomContext("sgemm_check_seed", std::to_string(r.seed));
   benchmark::AddCustomContext("sgemm_max_seconds_per_run", number(o.max_seconds_per_run));
   benchmark::AddCustomContext("sgemm_shape_kinds", shape_kinds());
+  // Absent: row-major N, N. Each benchmark's name says it too ("4096x4096x4096/col/TN").
+  if (!r.operation.is_rungs_own())
+    benchmark::AddCustomContext("sgemm_operation", r.operation.str());
 }
 
 // Shape-major order: at each shape, cuBLAS first, then the ladder, so every rung's % of

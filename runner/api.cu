@@ -2,6 +2,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "runtime.h"  // how a launcher says it cannot run a problem
@@ -134,10 +135,68 @@ Status unknown_rung(int rung, std::string* why) {
   return Status::unknown_rung;
 }
 
+// A transposed copy's leading dimension: a multiple of 4 floats, so that its rows start on
+// 16-byte boundaries as TMA requires.
+int padded(int n) { return (n + 3) / 4 * 4; }
+
+// A problem in BLAS's general form seen as row-major: column-major C = op(A) op(B) is row-major
+// C^T = op(B)^T op(A)^T, so A and B swap, and M and N, and nothing else changes. `a` and `b` are
+// then the ops of gemm.A and gemm.B: T means that operand must be copied transposed before a
+// rung can take it.
+struct RowMajorView {
+  Gemm gemm;
+  Op a, b;
+};
+
+RowMajorView row_major_view(const Operation& operation, const Gemm& g) {
+  if (operation.layout == Layout::row_major) return {g, operation.a, operation.b};
+  return {Gemm{g.N, g.M, g.K, g.alpha, g.B, g.ldb, g.A, g.lda, g.beta, g.C, g.ldc}, operation.b,
+          operation.a};
+}
+
+// One leading dimension and what it must cover: matrix 'A', 'B' or 'C' used with `op`, stored
+// as `extent` (runs of extent.length elements, BLAS's rule for the operation: sgemm.h).
+struct LeadingDimension {
+  const char* ld_name;
+  int ld;
+  char matrix;
+  Op op;
+  Extent extent;
+};
+
+// "lda = 7 is smaller than K = 8", with the rule in words unless the operation is the rungs'
+// own: " (column-major A with op N is M x K: lda >= M)".
+std::string leading_dimension_error(const Operation& operation, const LeadingDimension& d) {
+  // The size the run's length is: the named one of M, N, K with that value, in BLAS's terms.
+  const auto size_name = [](char matrix, bool rows_of_op) {
+    // op(A) is M x K, op(B) K x N, C M x N.
+    if (matrix == 'A') return rows_of_op ? "M" : "K";
+    if (matrix == 'B') return rows_of_op ? "K" : "N";
+    return rows_of_op ? "M" : "N";
+  };
+  // Which dimension of op(X) runs along memory: its columns where op(X) lies row by row (X
+  // row-major with N, or column-major with T), its rows otherwise.
+  const bool along_rows_of_op = (d.op == Op::N) != (operation.layout == Layout::row_major);
+  const char* size = size_name(d.matrix, along_rows_of_op);
+  std::string text = std::string(d.ld_name) + say(" = %lld is smaller than ", d.ld) + size +
+                     say(" = %lld", d.extent.length);
+  if (operation.is_rungs_own()) return text;
+  const char* rows = size_name(d.matrix, true);
+  const char* cols = size_name(d.matrix, false);
+  const bool transposed = d.op == Op::T;
+  text += std::string(" (") +
+          (operation.layout == Layout::row_major ? "row-major " : "column-major ") + d.matrix +
+          " with op " + to_string(d.op) + " is " + (transposed ? cols : rows) + " x " +
+          (transposed ? rows : cols) + ": " + d.ld_name + " >= " + size + ")";
+  return text;
+}
+
 // The problem's sizes, leading dimensions and pointers, the pointers checked against the device
 // of `stream`, which must be the current device too (a kernel launched into another device's
-// stream fails).
-Status check_problem(const Gemm& g, cudaStream_t stream, std::string* why) {
+// stream fails). M, N, K are those of C = op(A) op(B); the leading dimensions follow BLAS's
+// rules for `operation` (sgemm.h).
+Status check_problem(const Operation& operation, const Gemm& g, cudaStream_t stream,
+                     std::string* why) {
   auto fail = [&](Status s, std::string text) {
     if (why) *why = std::move(text);
     return s;
@@ -155,15 +214,25 @@ Status check_problem(const Gemm& g, cudaStream_t stream, std::string* why) {
                   std::string(d.name) +
                       say(" = %lld is larger than the limit %lld", d.value, kMaxDimension));
   }
-  if (g.lda < g.K)
-    return fail(Status::bad_leading_dim, say("lda = %lld is smaller than K = %lld", g.lda, g.K));
-  if (g.ldb < g.N)
-    return fail(Status::bad_leading_dim, say("ldb = %lld is smaller than N = %lld", g.ldb, g.N));
-  if (g.ldc < g.N)
-    return fail(Status::bad_leading_dim, say("ldc = %lld is smaller than N = %lld", g.ldc, g.N));
-  if (!offsets_fit(g.M, g.lda) || !offsets_fit(g.K, g.ldb) || !offsets_fit(g.M, g.ldc))
+  const Layout layout = operation.layout;
+  const LeadingDimension lds[] = {
+      {"lda", g.lda, 'A', operation.a, stored_extent(layout, operation.a, g.M, g.K)},
+      {"ldb", g.ldb, 'B', operation.b, stored_extent(layout, operation.b, g.K, g.N)},
+      {"ldc", g.ldc, 'C', Op::N, stored_extent(layout, Op::N, g.M, g.N)}};
+  for (const LeadingDimension& d : lds)
+    if (d.ld < d.extent.length)
+      return fail(Status::bad_leading_dim, leading_dimension_error(operation, d));
+  for (const LeadingDimension& d : lds)
+    if (!offsets_fit(d.extent.lines, d.ld))
+      return fail(Status::too_large,
+                  "a matrix spans more than 2^31 elements; the kernels index with 32-bit ints");
+  const RowMajorView view = row_major_view(operation, g);
+  const Gemm& v = view.gemm;
+  if ((view.a == Op::T && !offsets_fit(v.M, padded(v.K))) ||
+      (view.b == Op::T && !offsets_fit(v.K, padded(v.N))))
     return fail(Status::too_large,
-                "a matrix spans more than 2^31 elements; the kernels index with 32-bit ints");
+                "the transposed copy of an operand would span more than 2^31 elements; the "
+                "kernels index with 32-bit ints");
   const struct {
     const char* name;
     const void* p;
@@ -275,20 +344,68 @@ Status status_of(cudaError_t err, const RungInfo& first, const RungInfo& last, s
 Status check_arguments(int rung, int M, int N, int K, const float* A, int lda, const float* B,
                        int ldb, const float* C, int ldc, std::string* why) {
   if (find_rung(rung) == nullptr) return unknown_rung(rung, why);
+  return check_arguments(Operation{}, M, N, K, A, lda, B, ldb, C, ldc, why);
+}
+
+Status check_arguments(const Operation& operation, int M, int N, int K, const float* A, int lda,
+                       const float* B, int ldb, const float* C, int ldc, std::string* why) {
   // alpha, beta: not checked. C: not written.
-  return check_problem(Gemm{M, N, K, 1.f, A, lda, B, ldb, 0.f, const_cast<float*>(C), ldc}, nullptr,
-                       why);
+  return check_problem(
+      operation, Gemm{M, N, K, 1.f, A, lda, B, ldb, 0.f, const_cast<float*>(C), ldc}, nullptr, why);
 }
 
 Status launch(const RungInfo& rung, const Gemm& g, cudaStream_t stream, std::string* why) {
-  Status s = check_problem(g, stream, why);
+  return launch(rung, Operation{}, g, stream, why);
+}
+
+Status launch(const RungInfo& rung, const Operation& operation, const Gemm& g, cudaStream_t stream,
+              std::string* why) {
+  Status s = check_problem(operation, g, stream, why);
   if (s != Status::ok) return s;
+  // C as it lies in memory: M x N row-major, or the row-major view of its transpose.
+  const Extent c = stored_extent(operation.layout, Op::N, g.M, g.N);
   if (g.alpha == 0.f) {  // BLAS: A and B are not read (scale_c above)
-    const cudaError_t err = launch_scale_c(g.M, g.N, g.beta, g.C, g.ldc, stream);
+    const cudaError_t err = launch_scale_c(c.lines, c.length, g.beta, g.C, g.ldc, stream);
     return status_of(err, rung, rung, why);
   }
+  // The rungs take row-major N, N: an operand that is transposed in row-major terms is copied,
+  // transposed, into the workspace (one allocation for both), which goes back, stream-ordered,
+  // when `copies` goes out of scope, after the rung's kernels are queued.
+  const RowMajorView view = row_major_view(operation, g);
+  Gemm nn = view.gemm;
+  const size_t a_floats = view.a == Op::T ? static_cast<size_t>(nn.M) * padded(nn.K) : 0;
+  const size_t b_floats = view.b == Op::T ? static_cast<size_t>(nn.K) * padded(nn.N) : 0;
+  runtime::Workspace<float> copies(a_floats + b_floats, stream);
+  if (copies.error() != cudaSuccess) {
+    // A short workspace leaves no error pending (runtime.h); another failure is reported here.
+    if (copies.error() != runtime::kWorkspaceShort) cudaGetLastError();
+    if (why)
+      *why = std::string("the transposed copies of the operands (") + operation.str() + ", " +
+             std::to_string((a_floats + b_floats) * sizeof(float)) +
+             " bytes) do not fit the workspace: " +
+             (copies.error() == runtime::kWorkspaceShort
+                  ? say("its limit is %lld bytes (sgemm::set_workspace_limit)",
+                        static_cast<long long>(workspace_limit()))
+                  : std::string(cudaGetErrorString(copies.error())));
+    return copies.error() == runtime::kWorkspaceShort ? Status::no_workspace : Status::cuda_error;
+  }
+  float* at = copies.get();
+  cudaError_t err = cudaSuccess;
+  if (view.a == Op::T) {  // stored K x M: copied M x K
+    err = runtime::transpose(nn.A, nn.K, nn.M, nn.lda, at, padded(nn.K), stream);
+    nn.A = at, nn.lda = padded(nn.K), at += a_floats;
+  }
+  if (err == cudaSuccess && view.b == Op::T) {  // stored N x K: copied K x N
+    err = runtime::transpose(nn.B, nn.N, nn.K, nn.ldb, at, padded(nn.N), stream);
+    nn.B = at, nn.ldb = padded(nn.N);
+  }
+  if (err != cudaSuccess) {
+    cudaGetLastError();  // reported here, once
+    if (why) *why = std::string("transposing an operand failed: ") + cudaGetErrorString(err);
+    return Status::cuda_error;
+  }
   const RungInfo* last = &rung;
-  const cudaError_t err = launch_chain(rung, g, stream, &last);
+  err = launch_chain(rung, nn, stream, &last);
   return status_of(err, rung, *last, why);
 }
 
@@ -297,6 +414,31 @@ Status launch(int rung, int M, int N, int K, float alpha, const float* A, int ld
   const RungInfo* info = find_rung(rung);
   if (info == nullptr) return unknown_rung(rung, why);
   return launch(*info, Gemm{M, N, K, alpha, A, lda, B, ldb, beta, C, ldc}, stream, why);
+}
+
+const RungInfo& one_call_rung() {
+  // The ladder's best FP32-accurate rung, by name; until it is on the list, rung 15.
+  static const RungInfo* const rung = [] {
+    for (const char* name : {"best", "every_shape_3xtf32"})
+      for (const RungInfo& r : rungs())
+        if (std::strcmp(r.name, name) == 0) return &r;
+    return &rungs().back();  // not reached while rung 15 is on the list (tests/api_args_test)
+  }();
+  return *rung;
+}
+
+Status gemm(Layout layout, Op opA, Op opB, int M, int N, int K, float alpha, const float* A,
+            int lda, const float* B, int ldb, float beta, float* C, int ldc, cudaStream_t stream,
+            std::string* why) {
+  return launch(one_call_rung(), Operation{layout, opA, opB},
+                Gemm{M, N, K, alpha, A, lda, B, ldb, beta, C, ldc}, stream, why);
+}
+
+const char* to_string(Layout layout) { return layout == Layout::col_major ? "col" : "row"; }
+const char* to_string(Op op) { return op == Op::T ? "T" : "N"; }
+
+std::string Operation::str() const {
+  return std::string(to_string(layout)) + " " + to_string(a) + to_string(b);
 }
 
 }  // namespace sgemm

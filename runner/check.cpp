@@ -13,7 +13,8 @@ const char* to_string(CheckMode mode) { return mode == CheckMode::exact ? "exact
 std::string Shape::str() const {
   std::ostringstream out;
   out << M << "x" << N << "x" << K;
-  if (a_ld() != K || b_ld() != N || c_ld() != N)
+  if (!op.is_rungs_own()) out << " " << op.str();
+  if (a_ld() != a_stored().length || b_ld() != b_stored().length || c_ld() != c_stored().length)
     out << " lda=" << a_ld() << " ldb=" << b_ld() << " ldc=" << c_ld();
   return out.str();
 }
@@ -240,12 +241,16 @@ std::string dump_failure(const std::string& path, const Shape& shape, const std:
   std::ofstream out(path);
   if (!out) return "";
   out.precision(9);
-  out << "# SGEMM failure dump, row-major, shape " << shape.str() << "\n\n";
-  write_matrix(out, "A", A, shape.M, shape.K, shape.a_ld());
-  write_matrix(out, "B", B, shape.K, shape.N, shape.b_ld());
-  write_matrix(out, "C before", C0, shape.M, shape.N, shape.c_ld());
-  write_matrix(out, "C got", got, shape.M, shape.N, shape.c_ld());
-  write_matrix(out, "C expected", expected, shape.M, shape.N, shape.c_ld());
+  // Each matrix as it lies in memory, row by row: for column-major, its transpose.
+  out << "# SGEMM failure dump, "
+      << (shape.op.is_rungs_own() ? "row-major" : "as stored, row by row") << ", shape "
+      << shape.str() << "\n\n";
+  const Extent a = shape.a_stored(), b = shape.b_stored(), c = shape.c_stored();
+  write_matrix(out, "A", A, a.lines, a.length, shape.a_ld());
+  write_matrix(out, "B", B, b.lines, b.length, shape.b_ld());
+  write_matrix(out, "C before", C0, c.lines, c.length, shape.c_ld());
+  write_matrix(out, "C got", got, c.lines, c.length, shape.c_ld());
+  write_matrix(out, "C expected", expected, c.lines, c.length, shape.c_ld());
   return out ? path : "";
 }
 

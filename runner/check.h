@@ -20,14 +20,30 @@ const char* to_string(CheckMode mode);
 // Which checks a user asked for (--check); plan_checks() turns it into modes to run.
 enum class ChecksToRun { both, exact, random, none };
 
-// Shape of one problem. A leading dimension of 0 means "tight" (the row length).
+// Shape of one problem: C = op(A) op(B) is M x N, op(A) M x K, op(B) K x N, the matrices stored
+// as `op` says (sgemm.h: Operation; row-major N, N unless asked). A leading dimension of 0 means
+// "tight" (the length of a stored row, or of a stored column in column-major).
 struct Shape {
   int M = 0, N = 0, K = 0;
   int lda = 0, ldb = 0, ldc = 0;
-  int a_ld() const { return lda ? lda : K; }
-  int b_ld() const { return ldb ? ldb : N; }
-  int c_ld() const { return ldc ? ldc : N; }
-  std::string str() const;  // "1000x1000x1000", plus " lda=.. ldb=.. ldc=.." when padded
+  Operation op = {};
+  // How each matrix lies in memory, in row-major terms (sgemm.h: stored_extent): A is
+  // a_stored().lines rows of a_stored().length elements, a_ld() apart. M, K and K, N and M, N
+  // for the rungs' own problem.
+  Extent a_stored() const { return stored_extent(op.layout, op.a, M, K); }
+  Extent b_stored() const { return stored_extent(op.layout, op.b, K, N); }
+  Extent c_stored() const { return stored_extent(op.layout, Op::N, M, N); }
+  // Whether A is stored, in row-major terms, as the transpose of op(A), K x M, not M x K (B as
+  // N x K, not K x N; C as N x M, not M x N): then the index along K is the stored row's.
+  bool a_transposed() const { return (op.a == Op::N) != (op.layout == Layout::row_major); }
+  bool b_transposed() const { return (op.b == Op::N) != (op.layout == Layout::row_major); }
+  bool c_transposed() const { return op.layout == Layout::col_major; }
+  int a_ld() const { return lda ? lda : a_stored().length; }
+  int b_ld() const { return ldb ? ldb : b_stored().length; }
+  int c_ld() const { return ldc ? ldc : c_stored().length; }
+  // "1000x1000x1000", plus " col TN" unless row-major N, N, plus " lda=.. ldb=.. ldc=.." when
+  // padded
+  std::string str() const;
 };
 
 // The unit roundoff of FP32, 2^-24.

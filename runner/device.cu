@@ -185,7 +185,10 @@ __global__ void fill_matrix_kernel(float* m, int rows, int cols, int ld, Fill fi
     if (fill == Fill::poison) {
       m[i] = NAN;
     } else if (fill == Fill::split_a || fill == Fill::split_b) {
-      const size_t k = fill == Fill::split_a ? i % ld : i / ld;  // the index along K
+      // The index along K: A's column and B's row, or the other one when the matrix is stored
+      // transposed (param 1).
+      const bool k_along_columns = (fill == Fill::split_a) == (param == 0.f);
+      const size_t k = k_along_columns ? i % ld : i / ld;
       const bool twelve_bits = (k % 2 == 0) == (fill == Fill::split_a);
       m[i] = static_cast<float>(static_cast<int>(h % 3) - 1) * (twelve_bits ? 1.f + 0x1p-11f : 1.f);
     } else if (fill == Fill::whole_numbers) {

@@ -89,6 +89,7 @@ enum class Fill {
   // Exact mode's split inputs (check.h, ExactInputs::split): whole numbers w in [-1, 1], and
   // w (1 + 2^-11) where the index along K is even (A: K runs along the columns) or odd
   // (B: K runs along the rows), so that every product has one factor of 12 significant bits.
+  // With param 1 the matrix is stored transposed: K runs along A's rows and B's columns.
   split_a,
   split_b,
 };

@@ -146,13 +146,36 @@ InputFill input_fill(const Inputs& inputs, bool a) {
   }
 }
 
-// Fills A and B of `p` with its inputs.
+// The same fill for a matrix stored transposed (Shape::a_transposed): a column of the matrix is
+// a stored row, and a row a stored column. big_rows has no such counterpart: its rows by a hash
+// fall along the stored rows, whichever index that is.
+InputFill transposed(InputFill f) {
+  switch (f.fill) {
+    case Fill::big_column:  // a column times 2^30
+      return {Fill::scaled_row, 30.f};
+    case Fill::scaled_column:
+      return {Fill::scaled_row, f.param};
+    case Fill::scaled_row:
+      return {Fill::scaled_column, f.param};
+    case Fill::zero_column:
+      return {Fill::zero_row, f.param};
+    case Fill::zero_row:
+      return {Fill::zero_column, f.param};
+    default:
+      return f;
+  }
+}
+
+// Fills A and B of `p` with its inputs, as its shape stores them.
 void fill_inputs(const Problem& p, float* A, float* B, uint64_t seed_a, uint64_t seed_b,
                  float padding, cudaStream_t stream) {
   const Shape& s = p.shape;
-  const InputFill fa = input_fill(p.inputs, true), fb = input_fill(p.inputs, false);
-  fill_matrix(A, s.M, s.K, s.a_ld(), fa.fill, seed_a, padding, stream, fa.param);
-  fill_matrix(B, s.K, s.N, s.b_ld(), fb.fill, seed_b, padding, stream, fb.param);
+  InputFill fa = input_fill(p.inputs, true), fb = input_fill(p.inputs, false);
+  if (s.a_transposed()) fa = transposed(fa);
+  if (s.b_transposed()) fb = transposed(fb);
+  const Extent a = s.a_stored(), b = s.b_stored();
+  fill_matrix(A, a.lines, a.length, s.a_ld(), fa.fill, seed_a, padding, stream, fa.param);
+  fill_matrix(B, b.lines, b.length, s.b_ld(), fb.fill, seed_b, padding, stream, fb.param);
 }
 
 }  // namespace
@@ -178,9 +201,9 @@ struct Harness::Impl {
   Operands operands(const Problem& p) {
     const Shape& s = p.shape;
     Operands o;
-    o.na = elements(s.M, s.a_ld());
-    o.nb = elements(s.K, s.b_ld());
-    o.nc = elements(s.M, s.c_ld());
+    o.na = elements(s.a_stored().lines, s.a_ld());
+    o.nb = elements(s.b_stored().lines, s.b_ld());
+    o.nc = elements(s.c_stored().lines, s.c_ld());
     o.A = a.get(o.na + p.offset.a) + p.offset.a;
     o.B = b.get(o.nb + p.offset.b) + p.offset.b;
     o.C = c.get(o.nc + p.offset.c) + p.offset.c;
@@ -250,8 +273,9 @@ cudaStream_t Harness::stream() const { return impl_->stream; }
 
 void Harness::require_memory(const Problem& problem, bool for_check) const {
   const Shape& s = problem.shape;
-  const double a = elements(s.M, s.a_ld()), b = elements(s.K, s.b_ld()),
-               c = elements(s.M, s.c_ld());
+  const double a = elements(s.a_stored().lines, s.a_ld()),
+               b = elements(s.b_stored().lines, s.b_ld()),
+               c = elements(s.c_stored().lines, s.c_ld());
   // A check holds A, B, |A|, |B| and C four times (input, ours, cuBLAS's, magnitude), and A,
   // B and C in FP64 (two floats each) for the random mode's FP64 rule.
   const double floats = for_check ? 4 * (a + b) + 6 * c : a + b + c;
@@ -276,27 +300,55 @@ std::string Problem::str() const {
   return out;
 }
 
+namespace {
+
+cublasOperation_t cublas_op(Op op) { return op == Op::T ? CUBLAS_OP_T : CUBLAS_OP_N; }
+
+// A problem as cuBLAS's column-major call takes it. A row-major matrix is the column-major view
+// of its transpose, so a row-major problem is asked as C^T = op(B)^T op(A)^T: the operands swap,
+// with their ops, and so do the roles of M and N. Column-major goes as it is.
+template <typename T>
+struct ColumnMajorCall {
+  cublasOperation_t transa, transb;
+  int m, n, k;
+  const T *A, *B;
+  int lda, ldb;
+};
+template <typename T>
+ColumnMajorCall<T> column_major(const Operation& op, int M, int N, int K, const T* A, int lda,
+                                const T* B, int ldb) {
+  if (op.layout == Layout::col_major)
+    return {cublas_op(op.a), cublas_op(op.b), M, N, K, A, B, lda, ldb};
+  return {cublas_op(op.b), cublas_op(op.a), N, M, K, B, A, ldb, lda};
+}
+
+}  // namespace
+
 void Harness::cublas(Precision precision, const Gemm& g, cudaStream_t stream) {
+  cublas(precision, Operation{}, g, stream);
+}
+
+void Harness::cublas(Precision precision, const Operation& op, const Gemm& g, cudaStream_t stream) {
   CUBLAS_CHECK(cublasSetStream(impl_->cublas, stream ? stream : impl_->stream));
-  // cuBLAS is column-major. A row-major matrix is the column-major view of its transpose,
-  // so we ask for C^T = B^T A^T: swap the operands and the roles of M and N.
+  const ColumnMajorCall<float> c = column_major(op, g.M, g.N, g.K, g.A, g.lda, g.B, g.ldb);
   if (precision == Precision::fp32) {
-    CUBLAS_CHECK(cublasSgemm(impl_->cublas, CUBLAS_OP_N, CUBLAS_OP_N, g.N, g.M, g.K, &g.alpha, g.B,
-                             g.ldb, g.A, g.lda, &g.beta, g.C, g.ldc));
+    CUBLAS_CHECK(cublasSgemm(impl_->cublas, c.transa, c.transb, c.m, c.n, c.k, &g.alpha, c.A, c.lda,
+                             c.B, c.ldb, &g.beta, g.C, g.ldc));
     return;
   }
   // FP32 in and out, products of inputs converted to TF32 on the tensor cores, FP32 sums.
-  CUBLAS_CHECK(cublasGemmEx(impl_->cublas, CUBLAS_OP_N, CUBLAS_OP_N, g.N, g.M, g.K, &g.alpha, g.B,
-                            CUDA_R_32F, g.ldb, g.A, CUDA_R_32F, g.lda, &g.beta, g.C, CUDA_R_32F,
+  CUBLAS_CHECK(cublasGemmEx(impl_->cublas, c.transa, c.transb, c.m, c.n, c.k, &g.alpha, c.A,
+                            CUDA_R_32F, c.lda, c.B, CUDA_R_32F, c.ldb, &g.beta, g.C, CUDA_R_32F,
                             g.ldc, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
 }
 
 void Harness::cublas_dgemm(const Problem& p, const double* A, const double* B, double* C) {
   const Shape& s = p.shape;
   const double alpha = p.alpha, beta = p.beta;
+  const ColumnMajorCall<double> c = column_major(s.op, s.M, s.N, s.K, A, s.a_ld(), B, s.b_ld());
   CUBLAS_CHECK(cublasSetStream(impl_->cublas, impl_->stream));
-  CUBLAS_CHECK(cublasDgemm(impl_->cublas, CUBLAS_OP_N, CUBLAS_OP_N, s.N, s.M, s.K, &alpha, B,
-                           s.b_ld(), A, s.a_ld(), &beta, C, s.c_ld()));
+  CUBLAS_CHECK(cublasDgemm(impl_->cublas, c.transa, c.transb, c.m, c.n, c.k, &alpha, c.A, c.lda,
+                           c.B, c.ldb, &beta, C, s.c_ld()));
 }
 
 void Harness::run(int rung, const Gemm& problem) { kernel(rung)(problem, impl_->stream); }
@@ -305,12 +357,13 @@ Kernel Harness::kernel(int number) { return kernel(require_runnable(number)); }
 
 Kernel Harness::kernel(const Runnable& runnable) {
   if (runnable.reference)
-    return [this, precision = runnable.precision](const Gemm& g, cudaStream_t stream) {
-      cublas(precision, g, stream);
+    return [this, precision = runnable.precision](const Operation& op, const Gemm& g,
+                                                  cudaStream_t stream) {
+      cublas(precision, op, g, stream);
     };
-  return [rung = runnable.rung](const Gemm& g, cudaStream_t stream) {
+  return [rung = runnable.rung](const Operation& op, const Gemm& g, cudaStream_t stream) {
     std::string why;
-    const Status status = launch(*rung, g, stream, &why);
+    const Status status = launch(*rung, op, g, stream, &why);
     const std::string text = "rung " + std::to_string(rung->number) + ": " + why;
     if (status == Status::unsupported_gpu) throw UnsupportedGpu(text);
     if (status != Status::ok) throw Error(text);
@@ -382,25 +435,27 @@ CheckReport Harness::check(const Kernel& kernel, const Problem& p, CheckMode mod
   // Padding of A and B holds NaN too (a read past a row's end), C's a sentinel that must
   // survive (a write past a row's end).
   const bool poison_ab = p.alpha == 0.f;
+  const Extent a = s.a_stored(), b = s.b_stored(), c = s.c_stored();
   if (mode == CheckMode::random && !poison_ab) {
     fill_inputs(p, in.A, in.B, seed * 3 + 0, seed * 3 + 1, NAN, m.stream);
   } else {
-    fill_matrix(in.A, s.M, s.K, s.a_ld(),
+    // The split fills' parameter 1: the index along K is the stored row's (device.h).
+    fill_matrix(in.A, a.lines, a.length, s.a_ld(),
                 poison_ab ? Fill::poison
                 : split   ? Fill::split_a
                           : fill,
-                seed * 3 + 0, NAN, m.stream);
-    fill_matrix(in.B, s.K, s.N, s.b_ld(),
+                seed * 3 + 0, NAN, m.stream, s.a_transposed() ? 1.f : 0.f);
+    fill_matrix(in.B, b.lines, b.length, s.b_ld(),
                 poison_ab ? Fill::poison
                 : split   ? Fill::split_b
                           : fill,
-                seed * 3 + 1, NAN, m.stream);
+                seed * 3 + 1, NAN, m.stream, s.b_transposed() ? 1.f : 0.f);
   }
   const Fill c_fill = p.beta == 0.f ? Fill::poison : fill;
-  fill_matrix(C0, s.M, s.N, s.c_ld(), c_fill, seed * 3 + 2, kPaddingSentinel, m.stream);
+  fill_matrix(C0, c.lines, c.length, s.c_ld(), c_fill, seed * 3 + 2, kPaddingSentinel, m.stream);
   CUDA_CHECK(cudaMemcpyAsync(in.C, C0, in.nc * sizeof(float), cudaMemcpyDeviceToDevice, m.stream));
 
-  kernel(gemm_of(p, in.A, in.B, in.C), m.stream);
+  kernel(s.op, gemm_of(p, in.A, in.B, in.C), m.stream);
   CUDA_CHECK(cudaGetLastError());
 
   Reference ref;
@@ -419,7 +474,7 @@ CheckReport Harness::check(const Kernel& kernel, const Problem& p, CheckMode mod
       cudaMemcpyAsync(reference, C0, in.nc * sizeof(float), cudaMemcpyDeviceToDevice, m.stream));
   if (p.alpha != 0.f && mode == CheckMode::exact) {
     // The exact sum over k (whole numbers below 2^24); the epilogue is applied in FP64.
-    cublas(Precision::fp32, gemm_of(Problem{s, 1.f, 0.f}, in.A, in.B, reference));
+    cublas(Precision::fp32, s.op, gemm_of(Problem{s, 1.f, 0.f}, in.A, in.B, reference));
     sum = to_host(reference, in.nc, m.stream);
     ref.sum = sum.data();
   } else if (p.alpha != 0.f) {
@@ -428,7 +483,7 @@ CheckReport Harness::check(const Kernel& kernel, const Problem& p, CheckMode mod
     if (precision == Precision::fp32) {
       expected = narrow_to_host(m.fp64_product(*this, p, in, C0), in.nc, m.stream);
     } else {
-      cublas(precision, gemm_of(p, in.A, in.B, reference));
+      cublas(precision, s.op, gemm_of(p, in.A, in.B, reference));
       expected = to_host(reference, in.nc, m.stream);
     }
     ref.expected = expected.data();
@@ -439,7 +494,7 @@ CheckReport Harness::check(const Kernel& kernel, const Problem& p, CheckMode mod
     abs_copy(in.A, abs_a, in.na, m.stream);
     abs_copy(in.B, abs_b, in.nb, m.stream);
     abs_copy(C0, mag, in.nc, m.stream);
-    cublas(Precision::fp32,
+    cublas(Precision::fp32, s.op,
            gemm_of(Problem{s, std::fabs(p.alpha), std::fabs(p.beta)}, abs_a, abs_b, mag));
     magnitude = to_host(mag, in.nc, m.stream);
     ref.magnitude = magnitude.data();
@@ -448,11 +503,14 @@ CheckReport Harness::check(const Kernel& kernel, const Problem& p, CheckMode mod
 
   CheckReport report;
   report.mode = mode;
-  report.comparison = compare(ref, s.M, s.N, s.c_ld(), got.data(), kPaddingSentinel);
+  // C as stored: for column-major, its transpose, element for element like the reference's.
+  report.comparison = compare(ref, c.lines, c.length, s.c_ld(), got.data(), kPaddingSentinel);
+  if (s.c_transposed())  // report C's own row and column
+    for (Mismatch& x : report.comparison.first) std::swap(x.row, x.col);
   if (mode == CheckMode::random && p.alpha != 0.f) {
     // The second rule of random mode: the error against the FP64 product (check.h).
     const double* C64 = m.fp64_product(*this, p, in, C0);
-    const ErrorVsFp64 e = error_vs_fp64(in.C, C64, s.M, s.N, s.c_ld(), m.stream);
+    const ErrorVsFp64 e = error_vs_fp64(in.C, C64, c.lines, c.length, s.c_ld(), m.stream);
     apply_fp64_bound(report.comparison, e.rel_frobenius, s.K, precision);
   }
   if (!report.pass()) {
@@ -461,7 +519,7 @@ CheckReport Harness::check(const Kernel& kernel, const Problem& p, CheckMode mod
                   s.K, to_string(mode));
     report.dump_path =
         dump_failure(name, s, to_host(in.A, in.na, m.stream), to_host(in.B, in.nb, m.stream), c0,
-                     got, expected_values(ref, s.M, s.c_ld()));
+                     got, expected_values(ref, c.lines, s.c_ld()));
   }
   return report;
 }
@@ -473,9 +531,10 @@ std::vector<Accuracy> Harness::accuracy(const std::vector<Kernel>& kernels, cons
   Impl& m = *impl_;
   const Operands in = m.operands(p);
   float* C0 = m.c0.get(in.nc + p.offset.c) + p.offset.c;
+  const Extent c = s.c_stored();
   fill_inputs(p, in.A, in.B, seed * 3 + 0, seed * 3 + 1, 0.f, m.stream);
-  fill_matrix(C0, s.M, s.N, s.c_ld(), p.beta == 0.f ? Fill::poison : Fill::uniform, seed * 3 + 2,
-              0.f, m.stream);
+  fill_matrix(C0, c.lines, c.length, s.c_ld(), p.beta == 0.f ? Fill::poison : Fill::uniform,
+              seed * 3 + 2, 0.f, m.stream);
 
   const double* C64 = m.fp64_product(*this, p, in, C0);
   const double* magnitude = m.fp64_magnitude(*this, p, in);
@@ -483,8 +542,8 @@ std::vector<Accuracy> Harness::accuracy(const std::vector<Kernel>& kernels, cons
   for (const Kernel& kernel : kernels) {
     CUDA_CHECK(
         cudaMemcpyAsync(in.C, C0, in.nc * sizeof(float), cudaMemcpyDeviceToDevice, m.stream));
-    kernel(gemm_of(p, in.A, in.B, in.C), m.stream);
-    out.push_back(error_vs_fp64(in.C, C64, s.M, s.N, s.c_ld(), m.stream, magnitude));
+    kernel(s.op, gemm_of(p, in.A, in.B, in.C), m.stream);
+    out.push_back(error_vs_fp64(in.C, C64, c.lines, c.length, s.c_ld(), m.stream, magnitude));
   }
   return out;
 }
@@ -496,18 +555,19 @@ std::vector<Timing> Harness::time_in_turn(const std::vector<Kernel>& kernels, co
   Impl& m = *impl_;
   const Operands in = m.operands(p);
   fill_inputs(p, in.A, in.B, kTimingSeedA, kTimingSeedB, 0.f, m.stream);
-  fill_matrix(in.C, s.M, s.N, s.c_ld(), Fill::uniform, kTimingSeedC, 0.f, m.stream);
+  const Extent c = s.c_stored();
+  fill_matrix(in.C, c.lines, c.length, s.c_ld(), Fill::uniform, kTimingSeedC, 0.f, m.stream);
   const Gemm g = gemm_of(p, in.A, in.B, in.C);
 
   for (int i = 0; i < options.warmup; ++i)
-    for (const Kernel& k : kernels) k(g, m.stream);
+    for (const Kernel& k : kernels) k(s.op, g, m.stream);
   CUDA_CHECK(cudaStreamSynchronize(m.stream));
 
   // One timed run: L2 flushed first, events around the run.
   auto once = [&](const Kernel& kernel) {
     if (options.flush_l2) m.flusher->flush(m.stream);
     CUDA_CHECK(cudaEventRecord(m.start, m.stream));
-    kernel(g, m.stream);
+    kernel(s.op, g, m.stream);
     CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
     CUDA_CHECK(cudaEventSynchronize(m.stop));
     float ms = 0;

@@ -54,16 +54,37 @@ using Accuracy = ErrorVsFp64;
 // scripts/autotune. Queues the work on `stream`; throws Error when it cannot. Only callables
 // that return nothing convert to it, so that no error code can be dropped on the way in: a
 // function that returns a cudaError_t goes through launched().
+//
+// A Kernel runs a problem in BLAS's general form too (sgemm.h: Operation; the problem's
+// leading dimensions are then those of its stored matrices): the rungs through the library,
+// which copies transposed operands, and cuBLAS natively. A callable that takes only the Gemm
+// runs the rungs' own problem, row-major N, N, and throws Error for any other operation.
 class Kernel {
  public:
   Kernel() = default;
-  template <typename F, typename = std::enable_if_t<
-                            std::is_void_v<std::invoke_result_t<F&, const Gemm&, cudaStream_t>>>>
+  template <typename F,
+            std::enable_if_t<std::is_void_v<std::invoke_result_t<F&, const Gemm&, cudaStream_t>>,
+                             int> = 0>
+  Kernel(F run)  // NOLINT: implicit, as std::function
+      : run_([run = std::move(run)](const Operation& op, const Gemm& problem,
+                                    cudaStream_t stream) mutable {
+          if (!op.is_rungs_own())
+            throw Error("this kernel takes row-major N, N problems only, not " + op.str());
+          run(problem, stream);
+        }) {}
+  template <typename F, std::enable_if_t<std::is_void_v<std::invoke_result_t<
+                                             F&, const Operation&, const Gemm&, cudaStream_t>>,
+                                         int> = 0>
   Kernel(F run) : run_(std::move(run)) {}  // NOLINT: implicit, as std::function
-  void operator()(const Gemm& problem, cudaStream_t stream) const { run_(problem, stream); }
+  void operator()(const Gemm& problem, cudaStream_t stream) const {
+    run_(Operation{}, problem, stream);
+  }
+  void operator()(const Operation& op, const Gemm& problem, cudaStream_t stream) const {
+    run_(op, problem, stream);
+  }
 
  private:
-  std::function<void(const Gemm&, cudaStream_t)> run_;
+  std::function<void(const Operation&, const Gemm&, cudaStream_t)> run_;
 };
 
 // A function that returns its launch error (a rung's launcher, a tile of scripts/autotune)
@@ -156,7 +177,10 @@ class Harness {
   // The cuBLAS call the checks and timings use (row-major), on `stream` (the harness's own
   // when null): SGEMM in true FP32, or in TF32 mode (CUBLAS_COMPUTE_32F_FAST_TF32).
   void cublas(Precision precision, const Gemm& problem, cudaStream_t stream = nullptr);
-  // C64 = alpha * A64 * B64 + beta * C64 in FP64 (row-major, the problem's leading dimensions).
+  // The same for a problem in BLAS's general form: cuBLAS takes the ops natively.
+  void cublas(Precision precision, const Operation& op, const Gemm& problem,
+              cudaStream_t stream = nullptr);
+  // C64 = alpha * op(A64) * op(B64) + beta * C64 in FP64 (as the problem's shape stores them).
   void cublas_dgemm(const Problem& problem, const double* A, const double* B, double* C);
 
   // Launches `rung` (or cuBLAS) once on stream(); throws Error with the API's message.

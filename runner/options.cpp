@@ -187,7 +187,31 @@ CommonOptions::CommonOptions(CLI::App& app, RunOptions& o) : options_(o) {
           },
           ""))
       ->default_str("uniform");
-  app.add_option("--pad", o.pad, "leading dimensions = row length + P")
+  app.add_option("--layout", layout_,
+                 "how A, B and C are stored: row (row-major, the rungs' own) or col\n"
+                 "(column-major, as cuBLAS); the rungs run col as the row-major C^T = B^T A^T")
+      ->type_name("row|col")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            return text == "row" || text == "col" ? "" : "takes row or col, not '" + text + "'";
+          },
+          ""))
+      ->capture_default_str();
+  app.add_option("--ops", ops_,
+                 "op(A) and op(B) in C = alpha*op(A)*op(B) + beta*C: N as stored, T transposed\n"
+                 "(the library copies a transposed operand before the rung runs)")
+      ->type_name("NN|NT|TN|TT")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            const bool ok = text.size() == 2 && (text[0] == 'N' || text[0] == 'T') &&
+                            (text[1] == 'N' || text[1] == 'T');
+            return ok ? "" : "takes NN, NT, TN or TT, not '" + text + "'";
+          },
+          ""))
+      ->capture_default_str();
+  app.add_option("--pad", o.pad,
+                 "leading dimensions = the length of a stored row (a column with --layout col) "
+                 "+ P")
       ->type_name("P")
       ->check(whole_number(0, 4096))
       ->capture_default_str();
@@ -238,9 +262,15 @@ void CommonOptions::finish(const std::vector<Shape>& defaults) const {
   for (const std::string& list : mnk_)
     for (const std::string& problem : problems_in(list)) shapes.push_back(mnk_shape(problem));
   if (shapes.empty()) shapes = defaults;
+  Operation& op = options_.operation;
+  op.layout = layout_ == "col" ? Layout::col_major : Layout::row_major;
+  op.a = ops_[0] == 'T' ? Op::T : Op::N;
+  op.b = ops_[1] == 'T' ? Op::T : Op::N;
   for (Shape& s : shapes) {
+    s.op = op;
     if (options_.pad)
-      s.lda = s.K + options_.pad, s.ldb = s.N + options_.pad, s.ldc = s.N + options_.pad;
+      s.lda = s.a_stored().length + options_.pad, s.ldb = s.b_stored().length + options_.pad,
+      s.ldc = s.c_stored().length + options_.pad;
     // A check that was asked for and cannot run is an error now, before any GPU work.
     const CheckPlan plan = plan_checks(options_.checks, options_.alpha, options_.beta, s.K);
     if (!plan.error.empty())

@@ -19,8 +19,9 @@ struct RunOptions {
   std::vector<Shape> shapes;  // from --sizes or --mnk (the program's defaults otherwise)
   float alpha = 1.f;
   float beta = 0.f;
-  int pad = 0;    // leading dimensions = row length + pad
-  Inputs inputs;  // --inputs: what fills A and B
+  Operation operation;  // --layout, --ops: how A, B and C are stored and used (row NN)
+  int pad = 0;          // leading dimensions = stored row (column) length + pad
+  Inputs inputs;        // --inputs: what fills A and B
   ChecksToRun checks = ChecksToRun::both;
   TimingOptions timing;  // --warmup, --block-ms, --reps
   uint64_t seed = 1;
@@ -29,8 +30,8 @@ struct RunOptions {
 };
 
 // Registers the common flags on `app`, storing into `options` (whose values are the
-// defaults --help shows): --sizes --mnk --alpha --beta --pad --check --warmup --reps
-// --block-ms --seed --device --json. Bad values fail the parse with a message that names
+// defaults --help shows): --sizes --mnk --alpha --beta --layout --ops --pad --check --warmup
+// --reps --block-ms --seed --device --json. Bad values fail the parse with a message that names
 // the flag, the value and what is allowed.
 class CommonOptions {
  public:
@@ -47,6 +48,7 @@ class CommonOptions {
   RunOptions& options_;
   std::vector<std::string> sizes_, mnk_;
   std::string checks_ = "both";
+  std::string layout_ = "row", ops_ = "NN";
 };
 
 // Parses `args` (without the program name) with `app`, running its callback (where a program

@@ -141,6 +141,10 @@ nlohmann::ordered_json to_json(const Measurement& m) {
                                 {"check", m.check_text},
                                 {"max_abs_error", number(m.max_abs_error)}};
   if (!m.variant.empty()) row["variant"] = m.variant;
+  if (!s.op.is_rungs_own()) {  // absent: row-major N, N, the rungs' own problem
+    row["layout"] = to_string(s.op.layout);
+    row["ops"] = std::string(to_string(s.op.a)) + to_string(s.op.b);
+  }
   if (m.timed) {
     row["median_ms"] = number(m.timing.median_ms);
     row["reps"] = m.timing.reps;

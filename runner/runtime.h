@@ -110,6 +110,12 @@ cudaError_t workspace_allocate(void** p, size_t bytes, cudaStream_t stream);
 // Gives `bytes` at `p` back, once the work queued on `stream` before it is done.
 cudaError_t workspace_free(void* p, size_t bytes, cudaStream_t stream);
 
+// out = in^T: `in` is rows x cols (row-major, rows ld_in apart), `out` cols x rows (rows ld_out
+// apart, ld_out >= rows; its padding is not written). A tiled transpose through shared memory,
+// reads and writes coalesced, any alignment (runner/transpose.cu). Queued on `stream`.
+cudaError_t transpose(const float* in, int rows, int cols, int ld_in, float* out, int ld_out,
+                      cudaStream_t stream);
+
 // A typed allocation from the workspace that gives itself back (stream-ordered) when it goes
 // out of scope, so that every return path of a launcher returns it.
 template <typename T>

@@ -1,6 +1,7 @@
-// Public API of the SGEMM ladder: list the rungs, launch one on device pointers.
+// Public API of the SGEMM ladder: list the rungs, launch one on device pointers, or make the
+// one call, gemm(), in BLAS's conventions (row- or column-major, op(A) and op(B) in {N, T}).
 //
-// Row-major storage and BLAS semantics: C = alpha * A * B + beta * C, where
+// A rung's problem is row-major and BLAS semantics: C = alpha * A * B + beta * C, where
 //   A is M x K with leading dimension lda >= K,
 //   B is K x N with ldb >= N,
 //   C is M x N with ldc >= N.
@@ -112,14 +113,73 @@ Status launch(int rung, int M, int N, int K, float alpha, const float* A, int ld
 Status launch(const RungInfo& rung, const Gemm& problem, cudaStream_t stream = nullptr,
               std::string* why = nullptr);
 
+// ---- BLAS's general form: C = alpha * op(A) * op(B) + beta * C, C M x N, op(A) M x K,
+// op(B) K x N, each matrix stored in `layout`: row-major (a row's elements adjacent, rows ld
+// apart) or column-major (cuBLAS's and Fortran BLAS's: a column's elements adjacent, columns ld
+// apart). op(X) is X (Op::N) or its transpose (Op::T). The leading dimensions, as BLAS:
+//   row-major:    lda >= (opA == N ? K : M), ldb >= (opB == N ? N : K), ldc >= N
+//   column-major: lda >= (opA == N ? M : K), ldb >= (opB == N ? K : N), ldc >= M
+// Row-major with N, N is the rungs' own problem (Gemm above), run as it is.
+enum class Layout { row_major, col_major };
+enum class Op { N, T };
+const char* to_string(Layout layout);  // "row", "col"
+const char* to_string(Op op);          // "N", "T"
+
+// How a problem's operands are stored and used. The default is the rungs' own: row-major N, N.
+struct Operation {
+  Layout layout = Layout::row_major;
+  Op a = Op::N, b = Op::N;
+  bool is_rungs_own() const { return layout == Layout::row_major && a == Op::N && b == Op::N; }
+  std::string str() const;  // "row NN", "col TN"
+};
+
+// How an operand lies in memory, in row-major terms: `lines` runs of `length` adjacent elements,
+// ld apart (ld >= length). For op(X) of rows x cols stored in `layout`: X is rows x cols (N) or
+// cols x rows (T), and column-major memory is the row-major view of the transpose. C is op N.
+struct Extent {
+  int lines, length;
+};
+constexpr Extent stored_extent(Layout layout, Op op, int rows, int cols) {
+  return (op == Op::N) == (layout == Layout::row_major) ? Extent{rows, cols} : Extent{cols, rows};
+}
+
+// The same checks as check_arguments above, by BLAS's rules for `operation`: M, N, K are
+// those of C = op(A) op(B), lda, ldb, ldc those of the matrices as stored. `why` names the
+// argument and the rule, e.g. "lda = 7 is smaller than M = 8 (column-major A with op N is
+// M x K: lda >= M)".
+Status check_arguments(const Operation& operation, int M, int N, int K, const float* A, int lda,
+                       const float* B, int ldb, const float* C, int ldc,
+                       std::string* why = nullptr);
+
+// Runs `rung` on a problem in BLAS's general form: `problem` holds M, N, K of C = op(A) op(B)
+// and the leading dimensions of the matrices as `operation` stores them. Column-major is the
+// row-major problem of C^T = op(B)^T op(A)^T: A and B (and M and N) swap, nothing else changes.
+// An operand that is then transposed in row-major terms is copied, transposed, into the
+// workspace (a tiled transpose, bandwidth-bound; its leading dimension a multiple of 4 floats)
+// and the rung runs on the row-major N, N problem. Status::no_workspace when the workspace
+// cannot hold the copies. alpha == 0 reads neither A nor B, whatever the operation.
+Status launch(const RungInfo& rung, const Operation& operation, const Gemm& problem,
+              cudaStream_t stream = nullptr, std::string* why = nullptr);
+
+// The rung that gemm() runs: the ladder's best FP32-accurate path, looked up by name once here.
+const RungInfo& one_call_rung();
+
+// The one call: C = alpha * op(A) * op(B) + beta * C in FP32 accuracy, in BLAS's conventions
+// (above), on one_call_rung(). Asynchronous on `stream`; never crashes on bad input: returns a
+// Status and fills `why`. runner/sgemm_cublas.h has it with cublasSgemm's arguments.
+Status gemm(Layout layout, Op opA, Op opB, int M, int N, int K, float alpha, const float* A,
+            int lda, const float* B, int ldb, float beta, float* C, int ldc,
+            cudaStream_t stream = nullptr, std::string* why = nullptr);
+
 // The workspace. Rungs 11 and later keep intermediates in device memory (split operands, slices
-// of K, packed copies, guard flags): one stream-ordered pool per device, shared by every
-// thread, that keeps what it holds between calls, so that a call no larger than an earlier one
-// allocates nothing. Its limit bounds what the library's calls hold at once, per device: a
-// quarter of the device's memory unless the environment sets SGEMM_WORKSPACE_LIMIT (bytes, or
-// with a K, M or G suffix) or set_workspace_limit does. A launch whose workspace would pass the
-// limit takes a path that needs less (each rung's doc says which; fallbacks() lists those that
-// are other rungs), else returns no_workspace.
+// of K, packed copies, guard flags), and so does launch() with an operation (transposed copies
+// of operands): one stream-ordered pool per device, shared by every thread, that keeps what it
+// holds between calls, so that a call no larger than an earlier one allocates nothing. Its limit
+// bounds what the library's calls hold at once, per device: a quarter of the device's memory unless
+// the environment sets SGEMM_WORKSPACE_LIMIT (bytes, or with a K, M or G suffix) or
+// set_workspace_limit does. A launch whose workspace would pass the limit takes a path that needs
+// less (each rung's doc says which; fallbacks() lists those that are other rungs), else returns
+// no_workspace.
 size_t workspace_limit();                // bytes, on the current device
 void set_workspace_limit(size_t bytes);  // for every device; 0 restores the default
 size_t workspace_held();                 // bytes the current device's pool holds now

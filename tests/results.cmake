@@ -49,6 +49,10 @@ sgemm_bench_test(list_default cpu EXIT 0 ARGS --benchmark_list_tests
 sgemm_bench_test(list_filtered cpu EXIT 0
   ARGS --shapes=square --benchmark_filter=cublas/4096x --benchmark_list_tests
   EXPECT sgemm/cublas/4096x4096x4096)
+sgemm_bench_test(list_operations cpu EXIT 0
+  ARGS --rungs=0,15 --mnk=7,33,129 --layout=col --ops=TT --benchmark_list_tests
+  EXPECT sgemm/cublas/7x33x129/col/TT sgemm/rung:15_every_shape_3xtf32/7x33x129/col/TT)
+sgemm_bench_test(bad_ops cpu EXIT 2 ARGS --ops=XX EXPECT --ops XX)
 sgemm_bench_test(help cpu EXIT 0 ARGS --help
   EXPECT --rungs --shapes --mnk --max-seconds-per-run --benchmark_filter "exit status:"
          "1  a benchmark failed its check" "2  bad usage" "3  no usable GPU")
@@ -64,6 +68,10 @@ sgemm_bench_test(json_unwritable cpu EXIT 2 ARGS --sizes=64 --json=/no/such/fold
 sgemm_bench_test(no_gpu cpu EXIT 3 ENV CUDA_VISIBLE_DEVICES= ARGS --sizes=64
   EXPECT "no CUDA device")
 
+# Column-major with op(A) = T: validated against cuBLAS with the same ops, then timed.
+sgemm_bench_test(gpu_operations gpu EXIT 0
+  ARGS --rungs=0,15 --mnk=130,67,257 --mnk=1000,1000,1000 --layout=col --ops=TN
+  EXPECT "130x67x257/col/TN" "vs cublas: exact PASS" pct_of_reference)
 # A short real sweep: every rung validated and timed, a skip for time. Skipped without a GPU.
 sgemm_bench_test(gpu_sweep gpu EXIT 0
   ARGS --mnk=128,128,128 --mnk=1000x1000x1000 --mnk=4097,130,33 --mnk=2048,2048,2048
