@@ -274,6 +274,7 @@ __global__ void __launch_bounds__(Fused::kThreads, 1)
 
   const int tid = threadIdx.x;
   if (tid < BM) rowGuard[tid] = colGuard[tid] = 0;
+  __syncthreads();  // zeroed before store() below sets flags: another warp's 1 must not be lost
 
   // Each thread moves chunk cA (k 4cA .. 4cA+3) of rows rA + 32i of A's tile, i < 4, and the
   // 4 x 4 block k 4aB .. 4aB+3 x columns 4jB .. 4jB+3 of B's, which it transposes: a warp

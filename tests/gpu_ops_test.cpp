@@ -10,6 +10,7 @@
 // Skips without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -60,6 +61,54 @@ std::vector<Problem> shapes(const Operation& op) {
 
 // ---- The one call and every rung, checked by the harness against cuBLAS with the same ops.
 
+// Every FP32 semantics class, answered as cuBLAS SGEMM answers it with the same ops, by
+// `run` (the one call, or one rung through launch(rung, operation, ...)). With an operation
+// other than row-major N, N a rung gets each class's data in the other role too (a column-major
+// problem swaps A and B): tiny B times huge A, NaN payloads in the other operand.
+template <class Run>
+void expect_semantics_as_cublas(Harness& harness, const Operation& op, Run run) {
+  uint64_t seed = 1;
+  for (const Case& c : cases()) {
+    for (Problem p : {with_operation(Problem{{37, 45, 29}}, op),
+                      with_operation(Problem{{130, 67, 257}, 1.f, 0.f, {3, 2, 1}}, op, 3)}) {
+      SCOPED_TRACE(std::string(c.name) + " " + p.str());
+      p.alpha = c.alpha, p.beta = c.beta;
+      HostProblem in(p);
+      SeededRandom random(seed++);
+      c.fill(in, random);
+      const Shape& s = p.shape;
+      DeviceBuffer a(in.A.size() + p.offset.a), b(in.B.size() + p.offset.b),
+          got_c(in.C0.size() + p.offset.c), ref_c(in.C0.size());
+      float *A = a.get() + p.offset.a, *B = b.get() + p.offset.b, *C = got_c.get() + p.offset.c;
+      CUDA_CHECK(cudaMemcpy(A, in.A.data(), in.A.size() * 4, cudaMemcpyHostToDevice));
+      CUDA_CHECK(cudaMemcpy(B, in.B.data(), in.B.size() * 4, cudaMemcpyHostToDevice));
+      CUDA_CHECK(cudaMemcpy(C, in.C0.data(), in.C0.size() * 4, cudaMemcpyHostToDevice));
+      CUDA_CHECK(cudaMemcpy(ref_c.get(), in.C0.data(), in.C0.size() * 4, cudaMemcpyHostToDevice));
+      std::string why;
+      ASSERT_EQ(run(s, p, A, B, C, &why), Status::ok) << why;
+      harness.cublas(Precision::fp32, op, gemm_of(p, A, B, ref_c.get()));
+      CUDA_CHECK(cudaStreamSynchronize(harness.stream()));
+      std::vector<float> got(in.C0.size()), expected(in.C0.size());
+      CUDA_CHECK(cudaMemcpy(got.data(), C, got.size() * 4, cudaMemcpyDeviceToHost));
+      CUDA_CHECK(cudaMemcpy(expected.data(), ref_c.get(), got.size() * 4, cudaMemcpyDeviceToHost));
+      const std::vector<float> magnitude = magnitudes(in);
+      Reference reference;
+      reference.mode = CheckMode::random;
+      reference.K = s.K;
+      reference.alpha = p.alpha;
+      reference.beta = p.beta;
+      reference.expected = expected.data();
+      reference.magnitude = magnitude.data();
+      reference.non_finite_inputs = true;
+      reference.absolute_slack = (s.K + 4) * 0x1p-149;  // as gpu_semantics_test: subnormal steps
+      const Extent stored = s.c_stored();
+      const Comparison result =
+          compare(reference, stored.lines, stored.length, s.c_ld(), got.data(), kPaddingSentinel);
+      EXPECT_TRUE(result.pass) << result.summary();
+    }
+  }
+}
+
 class OneCall : public ::testing::TestWithParam<Operation> {
  protected:
   void SetUp() override {
@@ -67,6 +116,9 @@ class OneCall : public ::testing::TestWithParam<Operation> {
     harness_ = std::make_unique<Harness>(0);
     SGEMM_SKIP_UNSUPPORTED_RUNG(one_call_rung().number);
   }
+
+  // This fixture's stream (not ::sync() of <unistd.h>, which a bare sync() would find).
+  void sync() { CUDA_CHECK(cudaStreamSynchronize(harness_->stream())); }
 
   // gemm() as a harness Kernel: the operation comes with the problem.
   static Kernel one_call() {
@@ -102,52 +154,15 @@ TEST_P(OneCall, AlphaAndBeta) { expect_checks_pass(-0.75f, 0.5f); }
 TEST_P(OneCall, AlphaZero) { expect_checks_pass(0.f, 0.5f); }
 TEST_P(OneCall, AlphaZeroBetaZero) { expect_checks_pass(0.f, 0.f); }
 
-// Every FP32 semantics class, answered as cuBLAS SGEMM answers it with the same ops.
 TEST_P(OneCall, SemanticsAsCublas) {
   const Operation op = GetParam();
-  uint64_t seed = 1;
-  for (const Case& c : cases()) {
-    for (Problem p : {with_operation(Problem{{37, 45, 29}}, op),
-                      with_operation(Problem{{130, 67, 257}, 1.f, 0.f, {3, 2, 1}}, op, 3)}) {
-      SCOPED_TRACE(std::string(c.name) + " " + p.str());
-      p.alpha = c.alpha, p.beta = c.beta;
-      HostProblem in(p);
-      SeededRandom random(seed++);
-      c.fill(in, random);
-      const Shape& s = p.shape;
-      DeviceBuffer a(in.A.size() + p.offset.a), b(in.B.size() + p.offset.b),
-          got_c(in.C0.size() + p.offset.c), ref_c(in.C0.size());
-      float *A = a.get() + p.offset.a, *B = b.get() + p.offset.b, *C = got_c.get() + p.offset.c;
-      CUDA_CHECK(cudaMemcpy(A, in.A.data(), in.A.size() * 4, cudaMemcpyHostToDevice));
-      CUDA_CHECK(cudaMemcpy(B, in.B.data(), in.B.size() * 4, cudaMemcpyHostToDevice));
-      CUDA_CHECK(cudaMemcpy(C, in.C0.data(), in.C0.size() * 4, cudaMemcpyHostToDevice));
-      CUDA_CHECK(cudaMemcpy(ref_c.get(), in.C0.data(), in.C0.size() * 4, cudaMemcpyHostToDevice));
-      std::string why;
-      ASSERT_EQ(gemm(op.layout, op.a, op.b, s.M, s.N, s.K, p.alpha, A, s.a_ld(), B, s.b_ld(),
-                     p.beta, C, s.c_ld(), harness_->stream(), &why),
-                Status::ok)
-          << why;
-      harness_->cublas(Precision::fp32, op, gemm_of(p, A, B, ref_c.get()));
-      sync();
-      std::vector<float> got(in.C0.size()), expected(in.C0.size());
-      CUDA_CHECK(cudaMemcpy(got.data(), C, got.size() * 4, cudaMemcpyDeviceToHost));
-      CUDA_CHECK(cudaMemcpy(expected.data(), ref_c.get(), got.size() * 4, cudaMemcpyDeviceToHost));
-      const std::vector<float> magnitude = magnitudes(in);
-      Reference reference;
-      reference.mode = CheckMode::random;
-      reference.K = s.K;
-      reference.alpha = p.alpha;
-      reference.beta = p.beta;
-      reference.expected = expected.data();
-      reference.magnitude = magnitude.data();
-      reference.non_finite_inputs = true;
-      reference.absolute_slack = (s.K + 4) * 0x1p-149;  // as gpu_semantics_test: subnormal steps
-      const Extent stored = s.c_stored();
-      const Comparison result =
-          compare(reference, stored.lines, stored.length, s.c_ld(), got.data(), kPaddingSentinel);
-      EXPECT_TRUE(result.pass) << result.summary();
-    }
-  }
+  expect_semantics_as_cublas(*harness_, op,
+                             [&](const Shape& s, const Problem& p, const float* A, const float* B,
+                                 float* C, std::string* why) {
+                               return gemm(op.layout, op.a, op.b, s.M, s.N, s.K, p.alpha, A,
+                                           s.a_ld(), B, s.b_ld(), p.beta, C, s.c_ld(),
+                                           harness_->stream(), why);
+                             });
 }
 
 // Two runs on the same inputs give the same bits (no atomics in any order that varies).
@@ -175,7 +190,13 @@ TEST_P(OneCall, BitwiseRepeatable) {
       sync();
       results.push_back(to_host(*C));
     }
-    EXPECT_EQ(std::memcmp(results[0].data(), results[1].data(), results[0].size() * 4), 0);
+    size_t differ = 0, first = results[0].size();
+    for (size_t e = 0; e < results[0].size(); ++e)
+      if (std::memcmp(&results[0][e], &results[1][e], 4) != 0) first = std::min(first, e), ++differ;
+    EXPECT_EQ(differ, 0u) << "first at stored line " << first / s.c_ld() << ", element "
+                          << first % s.c_ld() << " of " << s.c_stored().length << ": "
+                          << (first < results[0].size() ? results[0][first] : 0.f) << " then "
+                          << (first < results[1].size() ? results[1][first] : 0.f);
   }
 }
 
@@ -246,13 +267,25 @@ TEST_P(RungOperations, ChecksPass) {
   }
 }
 
+// The same for every fp32 rung, in every operation: the classes with A's and B's roles swapped.
+TEST_P(RungOperations, SemanticsAsCublas) {
+  const RungInfo& rung = *find_rung(GetParam().rung);
+  if (rung.precision != Precision::fp32) GTEST_SKIP() << "FP32's semantics: fp32 rungs";
+  const Operation op = GetParam().op;
+  expect_semantics_as_cublas(
+      *harness_, op,
+      [&](const Shape& s, const Problem& p, const float* A, const float* B, float* C,
+          std::string* why) {
+        return launch(rung, op,
+                      Gemm{s.M, s.N, s.K, p.alpha, A, s.a_ld(), B, s.b_ld(), p.beta, C, s.c_ld()},
+                      harness_->stream(), why);
+      });
+}
+
 std::vector<RungOperation> every_rung_operation() {
   std::vector<RungOperation> out;
   for (const RungInfo& r : rungs())
-    for (const Operation& op :
-         {Operation{Layout::col_major, Op::N, Op::N}, Operation{Layout::row_major, Op::T, Op::T},
-          Operation{Layout::col_major, Op::T, Op::N}})
-      out.push_back({r.number, op});
+    for (const Operation& op : every_operation()) out.push_back({r.number, op});
   return out;
 }
 
@@ -275,7 +308,9 @@ class CublasWrapper : public GpuTest {
     ASSERT_EQ(cublasSetStream(handle_, harness_->stream()), CUBLAS_STATUS_SUCCESS);
   }
   void TearDown() override {
-    if (handle_) EXPECT_EQ(cublasDestroy(handle_), CUBLAS_STATUS_SUCCESS);
+    if (handle_) {
+      EXPECT_EQ(cublasDestroy(handle_), CUBLAS_STATUS_SUCCESS);
+    }
   }
 
   // A column-major problem's device matrices: A and B uniform, C0 uniform; sizes for `op`.
