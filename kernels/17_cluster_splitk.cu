@@ -285,56 +285,70 @@ cudaError_t launch_tile(int ranks, int kSlice, const Gemm& g, cudaStream_t strea
   return err != cudaSuccess ? err : cudaGetLastError();
 }
 
-// A tile this rung can run, and what it costs: the data the choice is made from.
+// A tile of the table: its shape and its kernel.
 struct Config {
   int BM, BN, BK;
-  double gflopsPerSM;  // one block's FFMA rate on its slice
-  double blockMicros;  // a block's fixed cost: launch, the ring's first fill, the epilogue
   TileLauncher run;
 };
 
-//                                          BM   BN  BK  TM TN STAGES
+// Every tile was measured with clusters of 1 to 16 blocks on 13 shapes (NVIDIA H200,
+// experiments/rung17/configs.cu, results/h200/experiments/rung17_configs_v1.txt). choose() below
+// takes the first (small problems) or the last (the rest); the two between stay for the
+// experiment and the tests, which run every tile.
+//                                   BM   BN  BK  TM TN STAGES
 constexpr Config kConfigs[] = {
-    {32, 64, 16, 120, 3.0, &launch_tile<32, 64, 16, 4, 4, 3>},
-    {64, 64, 16, 200, 3.0, &launch_tile<64, 64, 16, 4, 4, 3>},
-    {128, 64, 16, 260, 3.0, &launch_tile<128, 64, 16, 8, 4, 3>},
-    {128, 128, 16, 330, 3.0, &launch_tile<128, 128, 16, 8, 8, 3>},
+    {32, 64, 16, &launch_tile<32, 64, 16, 4, 4, 3>},      // 128 threads
+    {64, 64, 16, &launch_tile<64, 64, 16, 4, 4, 3>},      // 256
+    {128, 64, 16, &launch_tile<128, 64, 16, 8, 4, 3>},    // 256
+    {128, 128, 16, &launch_tile<128, 128, 16, 8, 8, 3>},  // 256
 };
 constexpr int kConfigCount = sizeof kConfigs / sizeof kConfigs[0];
-constexpr int kClusterSizes[] = {1, 2, 4, 8, 16};  // the splits of K considered
-constexpr double kRankMicros = 0.15;               // each rank more: DSMEM reads in the sum
+constexpr const Config& kSmallTile = kConfigs[0];
+constexpr const Config& kLargeTile = kConfigs[kConfigCount - 1];
 
 struct Plan {
   const Config* config = nullptr;
   int ranks = 1, kSlice = 0;
-  double micros = 0;  // the model's prediction
 };
 
 // Whole k-tiles per slice, `ranks` slices.
 int slice_of(int K, int ranks, int BK) { return (K + ranks * BK - 1) / (ranks * BK) * BK; }
 
-// The model: clusters run in waves of one block per SM; a wave costs a block's fixed cost plus
-// its slice's FFMAs at the tile's rate, and each rank adds its share of the sum. Fastest wins;
-// ties go to fewer ranks (the table's order, then the sizes' order).
-Plan choose(int M, int N, int K, int sms) {
-  Plan best;
-  for (const Config& c : kConfigs) {
-    const long long tiles = static_cast<long long>((M + c.BM - 1) / c.BM) * ((N + c.BN - 1) / c.BN);
-    for (int ranks : kClusterSizes) {
-      const int kSlice = slice_of(K, ranks, c.BK);
-      if (ranks > 1 && (K + kSlice - 1) / kSlice < ranks) continue;  // a rank with no k
-      const long long waves = (tiles * ranks + sms - 1) / sms;
-      const double micros =
-          waves * (c.blockMicros + 2.0 * c.BM * c.BN * kSlice / (c.gflopsPerSM * 1e3)) +
-          kRankMicros * ranks;
-      if (best.config == nullptr || micros < best.micros) best = {&c, ranks, kSlice, micros};
-    }
+// The largest cluster size (1, 2, 4, 8, 16) with at most `maxBlocks` blocks of `tiles` tiles
+// each, and a k-tile for every rank.
+int ranks_for(long long tiles, long long maxBlocks, int K, int BK) {
+  int ranks = 1;
+  while (ranks < kMaxRanks && tiles * ranks * 2 <= maxBlocks) {
+    const int kSlice = slice_of(K, ranks * 2, BK);
+    if ((K + kSlice - 1) / kSlice < ranks * 2) break;  // a rank would have no k
+    ranks *= 2;
   }
-  return best;
+  return ranks;
 }
 
-// For experiments/rung17: tile `config` of the table on a cluster of `ranks`, whatever the
-// model would choose.
+// The rule, read off the measurements (rung17_configs_v1.txt; doc 17 shows them). A block of
+// this kernel waits on memory more than it computes, so what pays is blocks in flight:
+//  - Few tiles (the 32 x 64 tiles fit in one wave): the small tile, K split until about two
+//    blocks per SM. At 128^3, 256^3, 512^3 and 128 x 128 x 4096 that was the fastest of the 20
+//    variants (8, 8, 2 and 16 blocks a cluster); at 256^3 and 512^3 four per SM lost 13% and 7%.
+//  - Else the 128 x 128 tile, whose loop is the fastest per k on long K, split until the tiles
+//    fill the SMs once: 1000^3, 1024^3, 4096 x 256 x 4096 and 1024 x 1024 x 65536 took 2 blocks
+//    a cluster, the fastest there; at 2048^3 and 4096^3, 1 (within 1% of the fastest).
+Plan choose(int M, int N, int K, int sms) {
+  auto tiles = [M, N](const Config& c) {
+    return static_cast<long long>((M + c.BM - 1) / c.BM) * ((N + c.BN - 1) / c.BN);
+  };
+  const Config& c = tiles(kSmallTile) <= sms ? kSmallTile : kLargeTile;
+  const long long maxBlocks = &c == &kSmallTile ? 2LL * sms : sms;
+  Plan plan;
+  plan.config = &c;
+  plan.ranks = ranks_for(tiles(c), maxBlocks, K, c.BK);
+  plan.kSlice = slice_of(K, plan.ranks, c.BK);
+  return plan;
+}
+
+// For experiments/rung17 and the tests: tile `config` of the table on a cluster of `ranks`,
+// whatever the rule would choose.
 cudaError_t launch_config(int config, int ranks, const Gemm& g, cudaStream_t stream) {
   if (config < 0 || config >= kConfigCount || ranks < 1 || ranks > kMaxRanks)
     return cudaErrorInvalidValue;
