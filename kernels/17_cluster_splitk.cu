@@ -16,8 +16,10 @@
 // arithmetic is plain FFMA into FP32 accumulators, so FP32 semantics (Inf, NaN, subnormals,
 // FLT_MAX) and the componentwise error bound come as they do for rung 5's sums.
 //
-// The launcher picks a tile and a cluster size per problem from a table of measured costs
-// (choose(), below); rung 18 routes only few-tile problems here, but every shape is correct.
+// The launcher picks a tile and a cluster size per problem by a rule read off measurements
+// (choose(), below; docs/17_cluster_splitk.md). On an H200 that beat cuBLAS SGEMM from 64^3 to
+// 256^3 (124-170%) and lost from 512^3 up (89% there), where rungs 11 and 15 are faster: rung 18
+// routes only small problems here, but every shape is correct.
 // Needs: sm_90a   (cmake/ladder.cmake finds this line: CMakeLists.txt builds the file for it)
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
