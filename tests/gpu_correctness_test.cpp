@@ -3,6 +3,7 @@
 // alpha/beta combinations and a seeded random sweep. Skips without a GPU.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -12,6 +13,11 @@
 #include "harness.h"
 #include "seeded_random.h"
 #include "sgemm.h"
+
+// Rung 17 with its tile and cluster size forced, whatever its choice would be (the kernel file).
+namespace sgemm::cluster_splitk {
+cudaError_t launch_config(int config, int ranks, const Gemm& g, cudaStream_t stream);
+}
 
 namespace sgemm::testing {
 namespace {
@@ -167,6 +173,42 @@ std::string param_name(const ::testing::TestParamInfo<Param>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Ladder, RungCorrectness, ::testing::ValuesIn(every_rung_and_mode()),
                          param_name);
+
+// Rung 17 sums a tile's partial products across the blocks of a cluster, in rank order: the
+// same inputs give the same bits on every run, for every tile and cluster size (1 to 16 blocks),
+// and each result is within the FP32 tolerance of cuBLAS. Full-precision random inputs, so that
+// any change of summation order would show in the low bits.
+class ClusterSplitK : public GpuTest {};
+
+TEST_F(ClusterSplitK, BitwiseRepeatableOnEveryTileAndClusterSize) {
+  SGEMM_SKIP_UNSUPPORTED_RUNG(rung_number("cluster_splitk"));
+  for (const Shape& s : {Shape{128, 128, 128}, Shape{333, 257, 4099}, Shape{512, 384, 1000}}) {
+    DeviceBuffer A(size_t(s.M) * s.K), B(size_t(s.K) * s.N), C(size_t(s.M) * s.N);
+    fill_matrix(A.get(), s.M, s.K, s.K, Fill::uniform, 21, 0.f, harness_->stream());
+    fill_matrix(B.get(), s.K, s.N, s.N, Fill::uniform, 22, 0.f, harness_->stream());
+    const Gemm g = gemm_of(Problem{s}, A.get(), B.get(), C.get());
+    for (int config = 0; config < 4; ++config)
+      for (int ranks : {1, 2, 4, 8, 16}) {
+        SCOPED_TRACE(s.str() + " config " + std::to_string(config) + " ranks " +
+                     std::to_string(ranks));
+        std::vector<float> first;
+        for (int run = 0; run < 3; ++run) {
+          fill_value(C.get(), C.size(), kNaN, harness_->stream());
+          CUDA_CHECK(cluster_splitk::launch_config(config, ranks, g, harness_->stream()));
+          sync();
+          const std::vector<float> got = to_host(C);
+          if (run == 0) {
+            first = got;
+            const Comparison c = compare_with_cublas(*harness_, s, A, B, got, Precision::fp32);
+            EXPECT_TRUE(c.pass) << "not within the FP32 tolerance of cuBLAS";
+          } else {
+            EXPECT_EQ(std::memcmp(first.data(), got.data(), got.size() * sizeof(float)), 0)
+                << "run " << run << " differs from run 0";
+          }
+        }
+      }
+  }
+}
 
 }  // namespace
 }  // namespace sgemm::testing

@@ -1,0 +1,372 @@
+// Rung 17: small problems, split inside one launch. Rung 11 cuts K into slices when tiles are
+// few, but its slices meet in the workspace: a second kernel reads them back and adds them. On
+// 128^3 to 512^3 the whole product takes 9 to 16 us in cuBLAS, and rung 11's two launches, the
+// round trip through device memory and its deep, TMA-fed tiles (whose ring takes a while to
+// fill) cost more than the arithmetic: 72-87% of cuBLAS. Here the blocks that share a tile of
+// C and split its K form one thread-block cluster (Hopper: up to 8 blocks, 16 with the
+// non-portable attribute, on one GPC). Each block computes its slice's partial tile into its
+// own shared memory; then the cluster's blocks read each other's shared memory (distributed
+// shared memory, DSMEM) and each adds its share of the tile's elements over the blocks in rank
+// order 0, 1, ..., n-1, applies alpha and beta, and stores. One launch, no workspace, no
+// atomics: every element is the same sum in the same order on every run, bit for bit.
+//
+// The tile is small and shallow (BK = 16, a three-buffer cp.async ring of 4-byte copies, which
+// read any pointer and any leading dimension), because a small problem is a latency problem:
+// one wave of blocks, each walking a few k-tiles, where a deep pipeline would never fill. The
+// arithmetic is plain FFMA into FP32 accumulators, so FP32 semantics (Inf, NaN, subnormals,
+// FLT_MAX) and the componentwise error bound come as they do for rung 5's sums.
+//
+// The launcher picks a tile and a cluster size per problem by a rule read off measurements
+// (choose(), below; docs/17_cluster_splitk.md). On an H200 that beat cuBLAS SGEMM from 64^3 to
+// 256^3 (124-170%) and lost from 512^3 up (89% there), where rungs 11 and 15 are faster: rung 18
+// routes only small problems here, but every shape is correct.
+// Needs: sm_90a   (cmake/ladder.cmake finds this line: CMakeLists.txt builds the file for it)
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "hopper.cuh"  // smem_addr
+#include "runtime.h"   // the shared-memory opt-in, device facts, PerDevice
+#include "sgemm.h"     // Gemm: the problem, as every rung's launcher takes it
+
+namespace sgemm::cluster_splitk {
+
+namespace cg = cooperative_groups;
+
+constexpr int kMaxRanks = 16;  // blocks of a cluster: 8 portable, 16 with the opt-in
+
+// BM x BN: C per block; BK: depth of K per stage; TM x TN: C per thread; STAGES: buffers of the
+// cp.async ring.
+template <int BM, int BN, int BK, int TM, int TN, int STAGES>
+struct Tile {
+  static constexpr int kThreads = (BM / TM) * (BN / TN);  // one micro-tile per thread
+  static constexpr int kStrideA = BM + 4;  // As row pitch: +4 spreads the transposing stores
+                                           // over banks and keeps float4 reads aligned
+  static constexpr int kStageFloats = BK * kStrideA + BK * BN;  // As (BK, BM+4), Bs (BK, BN)
+  static constexpr int kRingFloats = STAGES * kStageFloats;
+  static constexpr int kPartialFloats = BM * BN;  // the partial tile (BM, BN), after the loop
+  static constexpr int kSharedBytes =
+      4 * (kRingFloats > kPartialFloats ? kRingFloats : kPartialFloats);
+  static constexpr int kRowsA = kThreads / BK;  // rows of A one pass of copies covers
+  static constexpr int kRowsB = kThreads / BN;  // rows of B (k) one pass covers
+  static_assert(BM % TM == 0 && BN % TN == 0, "micro-tiles cover the block tile exactly");
+  static_assert(TM % 4 == 0 && TN % 4 == 0, "a thread reads its As and Bs slices as float4s");
+  static_assert(kThreads % 32 == 0 && kThreads <= 1024, "whole warps, at most 1024 threads");
+  static_assert(kThreads % BK == 0 && BM % kRowsA == 0,
+                "A's copies: a thread keeps one k, and passes of kRowsA rows cover BM");
+  static_assert(kThreads % BN == 0 && BK % kRowsB == 0,
+                "B's copies: a thread keeps one column, and passes of kRowsB k cover BK");
+  static_assert(kPartialFloats % 4 == 0 && kPartialFloats / 4 >= kMaxRanks,
+                "the tile is whole float4s, at least one for each rank of a cluster");
+  static_assert(STAGES >= 2, "a ring of at least two buffers");
+  static_assert(kSharedBytes <= 227 * 1024, "fits the shared memory a block may have");
+};
+
+// cp.async of 4 bytes, zeros when `valid` is false (src is not read). .ca: the rest of each
+// 32-byte sector arrives through the warp's next copies.
+__device__ __forceinline__ void copy4(float* dst, const float* src, bool valid) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(hopper::smem_addr(dst)),
+               "l"(__cvta_generic_to_global(src)), "r"(valid ? 4 : 0)
+               : "memory");
+}
+__device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int kPending>
+__device__ __forceinline__ void wait_copies() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+// The cluster's barrier. Arrive with release, wait with acquire: the shared-memory stores of
+// every block before it are visible to every block's loads after it. (cooperative_groups'
+// cluster.sync() adds a fence at GPU scope, MEMBAR.ALL.GPU, which this exchange does not need.)
+__device__ __forceinline__ void cluster_sync_shared() {
+  asm volatile(
+      "barrier.cluster.arrive.release.aligned;\n"
+      "barrier.cluster.wait.acquire.aligned;\n" ::
+          : "memory");
+}
+// The same barrier with no ordering: a block waits here until every block of the cluster has
+// arrived, that is, finished its loads of the others' shared memory, before it may exit.
+__device__ __forceinline__ void cluster_sync_relaxed() {
+  asm volatile(
+      "barrier.cluster.arrive.relaxed.aligned;\n"
+      "barrier.cluster.wait.aligned;\n" ::
+          : "memory");
+}
+// The address of the same shared variable in block `rank` of the cluster (mapa), and a 16-byte
+// load from there (distributed shared memory).
+__device__ __forceinline__ unsigned map_rank(unsigned address, int rank) {
+  unsigned out;
+  asm("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(out) : "r"(address), "r"(rank));
+  return out;
+}
+__device__ __forceinline__ float4 load_dsmem(unsigned address) {
+  float4 v;
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(address)
+               : "memory");
+  return v;
+}
+
+// Block (x, y) of a cluster of n blocks along x: tile (x / n, y) of C, over slice x % n (its
+// rank) of K. kSlice: the depth of K a block walks, a multiple of BK; rank r walks
+// [r * kSlice, min(K, (r + 1) * kSlice)), possibly nothing.
+template <int BM, int BN, int BK, int TM, int TN, int STAGES>
+__global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN, STAGES>::kThreads)
+    sgemm_cluster_splitk(int M, int N, int K, int kSlice, float alpha, const float* A, int lda,
+                         const float* B, int ldb, float beta, float* C, int ldc) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  __trap();  // compiled out (SGEMM_NO_SM90A): the launcher never starts this kernel
+#else
+  using T = Tile<BM, BN, BK, TM, TN, STAGES>;
+  extern __shared__ float4 shared[];
+  float* ring = reinterpret_cast<float*>(shared);
+  // As[s][k * kStrideA + r] = A[blockRow + r][k0 + k]: transposed by the copies (BK, BM+4)
+  // Bs[s][k * BN + c]       = B[k0 + k][blockCol + c]                          (BK, BN)
+  auto As = [&](int s) { return ring + s * T::kStageFloats; };
+  auto Bs = [&](int s) { return ring + s * T::kStageFloats + BK * T::kStrideA; };
+
+  const cg::cluster_group cluster = cg::this_cluster();
+  const int ranks = static_cast<int>(cluster.num_blocks());
+  const int rank = static_cast<int>(cluster.block_rank());  // blockIdx.x % ranks
+  const int blockCol = static_cast<int>(blockIdx.x) / ranks * BN;
+  const int blockRow = static_cast<int>(blockIdx.y) * BM;
+  const int kBegin = rank * kSlice;
+  const int kEnd = min(K, kBegin + kSlice);
+  const int kTiles = kEnd > kBegin ? (kEnd - kBegin + BK - 1) / BK : 0;
+
+  // The copies. A: a thread keeps k = tid % BK and rows tid / BK + kRowsA * i; a warp reads
+  // runs of BK consecutive floats. B: a thread keeps column tid % BN and k = tid / BN +
+  // kRowsB * i; a warp reads 32 consecutive floats of a row. Past M, N or the slice's end the
+  // copies write zeros and read nothing.
+  const int tid = threadIdx.x;
+  const int kA = tid % BK, rowA = tid / BK;
+  const int colB = tid % BN, kB = tid / BN;
+  const float* srcA = A + static_cast<long long>(blockRow + rowA) * lda + kA;
+  const float* srcB = B + static_cast<long long>(kB) * ldb + blockCol + colB;
+  const bool colValid = blockCol + colB < N;
+  auto load_tile = [&](int t, int s) {
+    const int k0 = kBegin + t * BK;
+#pragma unroll
+    for (int i = 0; i < BM / T::kRowsA; ++i) {
+      const int r = rowA + i * T::kRowsA;
+      const bool valid = blockRow + r < M && k0 + kA < kEnd;
+      copy4(&As(s)[kA * T::kStrideA + r],
+            valid ? srcA + static_cast<long long>(i * T::kRowsA) * lda + k0 : A, valid);
+    }
+#pragma unroll
+    for (int i = 0; i < BK / T::kRowsB; ++i) {
+      const int k = kB + i * T::kRowsB;
+      const bool valid = colValid && k0 + k < kEnd;
+      copy4(&Bs(s)[k * BN + colB],
+            valid ? srcB + static_cast<long long>(k0 + i * T::kRowsB) * ldb : B, valid);
+    }
+  };
+
+  // Threads tile the block tile: tid over (BM/TM, BN/TN), column fastest.
+  const int threadCol = tid % (BN / TN);  // columns threadCol*TN ..
+  const int threadRow = tid / (BN / TN);  // rows threadRow*TM ..
+  float acc[TM * TN] = {};                // acc[i * TN + j]: (TM, TN), this thread's C
+  float regM[TM], regN[TN];               // (TM), (TN): As and Bs at one k
+
+  // The ring: STAGES-1 tiles in flight ahead of the one being read. Every thread commits one
+  // group per step, empty or not, so that wait_copies<STAGES-2> always means "tile t landed".
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < kTiles) load_tile(s, s);
+    commit();
+  }
+  for (int t = 0; t < kTiles; ++t) {
+    wait_copies<STAGES - 2>();
+    __syncthreads();  // tile t is in for every thread, and buffer (t-1) % STAGES is read
+    if (t + STAGES - 1 < kTiles) load_tile(t + STAGES - 1, (t + STAGES - 1) % STAGES);
+    commit();
+    const float* as = As(t % STAGES);
+    const float* bs = Bs(t % STAGES);
+#pragma unroll
+    for (int k = 0; k < BK; ++k) {
+#pragma unroll
+      for (int i = 0; i < TM; i += 4)
+        *reinterpret_cast<float4*>(&regM[i]) =
+            *reinterpret_cast<const float4*>(&as[k * T::kStrideA + threadRow * TM + i]);
+#pragma unroll
+      for (int j = 0; j < TN; j += 4)
+        *reinterpret_cast<float4*>(&regN[j]) =
+            *reinterpret_cast<const float4*>(&bs[k * BN + threadCol * TN + j]);
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i * TN + j] += regM[i] * regN[j];
+    }
+  }
+  wait_copies<0>();  // only empty groups remain; none may land on the partial tile
+  __syncthreads();   // every thread is done reading the ring, which now holds the partial tile
+
+  // The partial tile P (BM, BN), row-major, in this block's shared memory.
+  float* P = ring;
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; j += 4)
+      *reinterpret_cast<float4*>(&P[(threadRow * TM + i) * BN + threadCol * TN + j]) = make_float4(
+          acc[i * TN + j], acc[i * TN + j + 1], acc[i * TN + j + 2], acc[i * TN + j + 3]);
+  cluster_sync_shared();  // every rank's partial tile is written and visible to the cluster
+
+  // Rank r finishes float4s [r, r+1) * kChunks / ranks of the tile: it reads them from every
+  // rank's P (its own included) and adds them in rank order 0, 1, ..., so that each element
+  // is the same sum, in the same order, on every run. Loads go out kInFlight ranks at a time
+  // (DSMEM latency overlaps; registers stay few), the additions stay in rank order.
+  constexpr int kChunks = T::kPartialFloats / 4;
+  constexpr int kInFlight = 4;
+  const int first = rank * kChunks / ranks, last = (rank + 1) * kChunks / ranks;
+  for (int q = first + tid; q < last; q += T::kThreads) {
+    float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
+    for (int s0 = 0; s0 < ranks; s0 += kInFlight) {
+      float4 part[kInFlight];
+#pragma unroll
+      for (int s = 0; s < kInFlight; ++s)
+        if (s0 + s < ranks) part[s] = load_dsmem(map_rank(hopper::smem_addr(&P[4 * q]), s0 + s));
+#pragma unroll
+      for (int s = 0; s < kInFlight; ++s)
+        if (s0 + s < ranks) {
+          if (s0 + s == 0) {
+            sum = part[0];  // rank 0's partial as it is: -0 stays -0, as one block's sum
+          } else {
+            sum.x += part[s].x, sum.y += part[s].y, sum.z += part[s].z, sum.w += part[s].w;
+          }
+        }
+    }
+    const int row = blockRow + q * 4 / BN, col = blockCol + q * 4 % BN;
+    if (row >= M) continue;
+    float* c = C + static_cast<long long>(row) * ldc + col;
+    const float s4[4] = {sum.x, sum.y, sum.z, sum.w};
+#pragma unroll
+    for (int jj = 0; jj < 4; ++jj)
+      if (col + jj < N)  // BLAS semantics: with beta == 0, C is not read (it may hold NaN)
+        c[jj] = beta == 0.f ? alpha * s4[jj] : alpha * s4[jj] + beta * c[jj];
+  }
+  cluster_sync_relaxed();  // no block exits while another may still read its shared memory
+#endif  // sm_90a
+}
+
+using TileLauncher = cudaError_t (*)(int ranks, int kSlice, const Gemm& g, cudaStream_t stream);
+
+// Tile (x, y) of C with K split over a cluster of `ranks` blocks along x.
+template <int BM, int BN, int BK, int TM, int TN, int STAGES>
+cudaError_t launch_tile(int ranks, int kSlice, const Gemm& g, cudaStream_t stream) {
+  using T = Tile<BM, BN, BK, TM, TN, STAGES>;
+  constexpr auto kernel = sgemm_cluster_splitk<BM, BN, BK, TM, TN, STAGES>;
+  // Opt-ins, once per device: shared memory past 48 KiB, clusters past 8 blocks.
+  static runtime::PerDevice<bool> opted;
+  bool done = false;
+  cudaError_t err = opted.get(&done, [](int, bool* out) {
+    *out = true;
+    cudaError_t e =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSharedBytes);
+    return e != cudaSuccess
+               ? e
+               : cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+  });
+  if (err != cudaSuccess) return err;
+  cudaLaunchConfig_t config = {};
+  // x: tiles of N times the cluster (<= 2^14 * 16); y: tiles of M (<= 2^15 for M <= 2^20).
+  config.gridDim = dim3(static_cast<unsigned>((g.N + BN - 1) / BN * ranks),
+                        static_cast<unsigned>((g.M + BM - 1) / BM));
+  config.blockDim = dim3(T::kThreads);
+  config.dynamicSmemBytes = T::kSharedBytes;
+  config.stream = stream;
+  cudaLaunchAttribute cluster = {};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = static_cast<unsigned>(ranks);
+  cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  err = cudaLaunchKernelEx(&config, kernel, g.M, g.N, g.K, kSlice, g.alpha, g.A, g.lda, g.B, g.ldb,
+                           g.beta, g.C, g.ldc);
+  return err != cudaSuccess ? err : cudaGetLastError();
+}
+
+// A tile of the table: its shape and its kernel.
+struct Config {
+  int BM, BN, BK;
+  TileLauncher run;
+};
+
+// Every tile was measured with clusters of 1 to 16 blocks on 13 shapes (NVIDIA H200,
+// experiments/rung17/configs.cu, results/h200/experiments/rung17_configs_v1.txt). choose() below
+// takes the first (small problems) or the last (the rest); the two between stay for the
+// experiment and the tests, which run every tile.
+//                                   BM   BN  BK  TM TN STAGES
+constexpr Config kConfigs[] = {
+    {32, 64, 16, &launch_tile<32, 64, 16, 4, 4, 3>},      // 128 threads
+    {64, 64, 16, &launch_tile<64, 64, 16, 4, 4, 3>},      // 256
+    {128, 64, 16, &launch_tile<128, 64, 16, 8, 4, 3>},    // 256
+    {128, 128, 16, &launch_tile<128, 128, 16, 8, 8, 3>},  // 256
+};
+constexpr int kConfigCount = sizeof kConfigs / sizeof kConfigs[0];
+constexpr const Config& kSmallTile = kConfigs[0];
+constexpr const Config& kLargeTile = kConfigs[kConfigCount - 1];
+
+struct Plan {
+  const Config* config = nullptr;
+  int ranks = 1, kSlice = 0;
+};
+
+// Whole k-tiles per slice, `ranks` slices.
+int slice_of(int K, int ranks, int BK) { return (K + ranks * BK - 1) / (ranks * BK) * BK; }
+
+// The largest cluster size (1, 2, 4, 8, 16) with at most `maxBlocks` blocks of `tiles` tiles
+// each, and a k-tile for every rank.
+int ranks_for(long long tiles, long long maxBlocks, int K, int BK) {
+  int ranks = 1;
+  while (ranks < kMaxRanks && tiles * ranks * 2 <= maxBlocks) {
+    const int kSlice = slice_of(K, ranks * 2, BK);
+    if ((K + kSlice - 1) / kSlice < ranks * 2) break;  // a rank would have no k
+    ranks *= 2;
+  }
+  return ranks;
+}
+
+// The rule, read off the measurements (rung17_configs_v1.txt; doc 17 shows them). A block of
+// this kernel waits on memory more than it computes, so what pays is blocks in flight:
+//  - Few tiles (the 32 x 64 tiles fit in one wave): the small tile, K split until about two
+//    blocks per SM. At 128^3, 256^3, 512^3 and 128 x 128 x 4096 that was the fastest of the 20
+//    variants (8, 8, 2 and 16 blocks a cluster); at 256^3 and 512^3 four per SM lost 13% and 7%.
+//  - Else the 128 x 128 tile, whose loop is the fastest per k on long K, split until the tiles
+//    fill the SMs once: 1000^3, 1024^3, 4096 x 256 x 4096 and 1024 x 1024 x 65536 took 2 blocks
+//    a cluster, the fastest there; at 2048^3 and 4096^3, 1 (within 1% of the fastest).
+Plan choose(int M, int N, int K, int sms) {
+  auto tiles = [M, N](const Config& c) {
+    return static_cast<long long>((M + c.BM - 1) / c.BM) * ((N + c.BN - 1) / c.BN);
+  };
+  const Config& c = tiles(kSmallTile) <= sms ? kSmallTile : kLargeTile;
+  const long long maxBlocks = &c == &kSmallTile ? 2LL * sms : sms;
+  Plan plan;
+  plan.config = &c;
+  plan.ranks = ranks_for(tiles(c), maxBlocks, K, c.BK);
+  plan.kSlice = slice_of(K, plan.ranks, c.BK);
+  return plan;
+}
+
+// For experiments/rung17 and the tests: tile `config` of the table on a cluster of `ranks`,
+// whatever the rule would choose.
+cudaError_t launch_config(int config, int ranks, const Gemm& g, cudaStream_t stream) {
+  if (config < 0 || config >= kConfigCount || ranks < 1 || ranks > kMaxRanks)
+    return cudaErrorInvalidValue;
+  cudaError_t err = runtime::require_sm90();
+  if (err != cudaSuccess) return err;
+  return kConfigs[config].run(ranks, slice_of(g.K, ranks, kConfigs[config].BK), g, stream);
+}
+
+cudaError_t launch(const Gemm& g, cudaStream_t stream) {
+  cudaError_t err = runtime::require_sm90();
+  if (err != cudaSuccess) return err;
+  int sms = 0;
+  err = runtime::multiprocessors(&sms);
+  if (err != cudaSuccess) return err;
+  const Plan plan = choose(g.M, g.N, g.K, sms);
+  return plan.config->run(plan.ranks, plan.kSlice, g, stream);
+}
+
+}  // namespace sgemm::cluster_splitk
