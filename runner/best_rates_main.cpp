@@ -9,6 +9,7 @@
 // With --predict it runs nothing on a GPU: it prints, per shape, each candidate's predicted
 // time from the table compiled in, and the one rung 18 would choose (docs/18_best.md).
 #include <cstdio>
+#include <ctime>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -83,8 +84,12 @@ int measure(const RunOptions& r, const std::vector<std::string>& names) {
          << " blocks per kernel, cuBLAS and every candidate in turn, a block at least "
          << r.timing.block_ms << " ms (at most " << r.timing.reps << " runs), after "
          << r.timing.warmup << " warm-up runs; L2 flushed before each";
-  write_json(r.json_path, h.gpu(), rows,
-             {{"sgemm_timing", timing.str()}, {"sgemm_inputs", r.inputs.name()}});
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  write_json(
+      r.json_path, h.gpu(), rows,
+      {{"sgemm_date", date}, {"sgemm_timing", timing.str()}, {"sgemm_inputs", r.inputs.name()}});
   std::fprintf(stderr, "results: %s\n", r.json_path.c_str());
   return pass ? kExitOk : kExitCheckFailed;
 }
