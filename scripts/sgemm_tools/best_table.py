@@ -136,9 +136,9 @@ def predictions_markdown(shapes, predicted, outcomes, source):
              "*Regret*: the chosen path's measured time over the fastest path's (1.00 = the "
              "right choice).", "",
              "| shape | predicted path | predicted µs | measured fastest | measured µs | "
-             "chosen path's µs | regret | cuBLAS µs |",
-             "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: |"]
-    regrets = []
+             "chosen path's µs | regret | cuBLAS µs | chosen, % of cuBLAS |",
+             "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |"]
+    regrets, chosen_pct, best_pct = [], [], []
     for shape in shapes:
         chosen, micros = predicted[shape]
         got = outcomes.get(shape, {})
@@ -147,12 +147,22 @@ def predictions_markdown(shapes, predicted, outcomes, source):
         fastest = max(CANDIDATES, key=lambda c: got[c])
         regret = us(shape, got[chosen]) / us(shape, got[fastest])
         regrets.append(regret)
-        cublas = f"{us(shape, got['cublas']):.1f}" if got.get("cublas") else "–"
+        cublas, pct = "–", "–"
+        if got.get("cublas"):
+            chosen_pct.append(100 * got[chosen] / got["cublas"])
+            best_pct.append(100 * got[fastest] / got["cublas"])
+            cublas, pct = f"{us(shape, got['cublas']):.1f}", f"{chosen_pct[-1]:.1f}"
         lines.append(f"| {'×'.join(map(str, shape))} | {chosen} | {micros[chosen]:.1f} | "
                      f"{fastest} | {us(shape, got[fastest]):.1f} | {us(shape, got[chosen]):.1f} | "
-                     f"{regret:.2f} | {cublas} |")
+                     f"{regret:.2f} | {cublas} | {pct} |")
     right = sum(r == 1 for r in regrets)
     geo = math.exp(sum(math.log(r) for r in regrets) / len(regrets))
     lines += ["", f"The fastest path chosen on {right} of {len(regrets)} shapes; geometric mean "
               f"regret {geo:.3f}, worst {max(regrets):.2f}."]
+    if chosen_pct:
+        def mean(values):
+            return math.exp(sum(math.log(v) for v in values) / len(values))
+        lines[-1] += (f" Geometric mean over the {len(chosen_pct)} shapes, % of cuBLAS SGEMM: "
+                      f"{mean(chosen_pct):.1f}% for the chosen paths, {mean(best_pct):.1f}% for "
+                      "the fastest path of each shape.")
     return "\n".join(lines) + "\n"
