@@ -19,8 +19,11 @@
 #    bench runs have it (scripts/inputs-table --check);
 #  - docs.install_line: the README's install line works as root (no sudo) and as a user
 #    (sudo), without a terminal (tests/readme_install_test.py, with stand-ins for apt-get).
+#  - docs.best_predictions: doc 18's predictions beside outcomes, as the table compiled into
+#    sgemm_best_rates and the committed measurements give them (scripts/autotune --best
+#    --predictions --check).
 set(_docs_tests docs.diffs_in_step docs.measured_tables docs.tables_script
-    docs.precision_tables docs.inputs_tables docs.facts docs.install_line)
+    docs.precision_tables docs.inputs_tables docs.facts docs.install_line docs.best_predictions)
 find_package(Python3 3.8 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   add_test(NAME docs.diffs_in_step
@@ -35,6 +38,9 @@ if(Python3_Interpreter_FOUND)
     COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/docs-facts --check)
   add_test(NAME docs.tables_script
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/docs_tables_test.py)
+  add_test(NAME docs.best_predictions
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/autotune --best --predictions
+            --check --build $<TARGET_FILE_DIR:sgemm_best_rates>)
   add_test(NAME docs.install_line
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/readme_install_test.py)
 else()  # fail rather than vanish: CI must run these

@@ -1,0 +1,156 @@
+// Rung 18: the one call's choice. The ladder now has several FP32-accurate paths, and none is
+// fastest everywhere: on an H200, rung 11's CUDA-core tiles win at 128^3 to 512^3, where the
+// tensor-core rungs' pre-passes and launches cost more than their products; rung 15's 3xTF32
+// wins from about 1000^3 and on few-tile shapes; rung 16's INT8 Ozaki path wins on large cubes
+// (docs/18_best.md has the numbers). A user should not have to know which. This rung runs no
+// kernel of its own: per problem it predicts each candidate's time and runs the fastest,
+// through the registry (kernels/ladder.inc, by name) and down that rung's own fallback chain
+// (kernels/fallbacks.inc): a candidate that cannot run the problem hands it on as it always
+// does, and rung 16 hands inputs its certificate rejects to rung 15 by itself.
+//
+// The prediction is data, as rung 11's is, one level up: a table of every candidate's measured
+// rate (GFLOP/s) on a log-spaced grid of shapes (kernels/18_best_table.inc, written by
+// scripts/autotune --best from a run of sgemm_best_rates; adding a candidate is a column of
+// rates). Between grid shapes the rate is interpolated trilinearly in (log M, log N, log K), on
+// log rates: a rate changes by factors, not by steps, as a dimension doubles, and a prediction
+// that moves smoothly with the shape puts the switch from one path to the next between grid
+// points, where the measurements cross, not at the edge of a cell as the nearest measured
+// shape would. Beyond the grid's edges the rate is held: past 8192 a dimension adds waves of
+// tiles at the rate the GPU has already reached. Rung 11 modelled its tiles from two constants
+// each; a whole rung's rate has too many causes (pre-passes, waves, split-K, a certificate) for
+// a model, so this one is measured where it is used.
+//
+// No workspace of its own and nothing on the device: the choice is host arithmetic on a few
+// hundred numbers, a fraction of a microsecond beside the launches it picks.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "best_choice.h"  // the table and the choice, as host code the CPU tests call
+#include "runtime.h"      // launch_with_fallbacks: a rung and its chain
+#include "sgemm.h"        // Gemm, and the registry: rungs() by name
+
+namespace sgemm::best {
+
+const Table& table() {
+  static const Table built = [] {
+    Table t;
+    struct Row {
+      int M, N, K;
+      std::vector<double> rates;
+    };
+    std::vector<Row> rows;
+#define BEST_SOURCE(text) t.source = text;
+#define BEST_CANDIDATES(...) t.candidates = {__VA_ARGS__};
+#define BEST_AXIS(axis, ...) t.axis = {__VA_ARGS__};
+#define BEST_RATE(M, N, K, ...) rows.push_back({M, N, K, {__VA_ARGS__}});
+#include "18_best_table.inc"
+#undef BEST_SOURCE
+#undef BEST_CANDIDATES
+#undef BEST_AXIS
+#undef BEST_RATE
+    // Each row to its place in the grid; a row off the grid, or with a rate too many or too
+    // few, is left out, and a shape with no row keeps rates of 0 (tests/best_table_test.cpp
+    // finds both).
+    const size_t C = t.candidates.size();
+    t.rates.assign(t.Ms.size() * t.Ns.size() * t.Ks.size() * C, 0.0);
+    auto at = [](const std::vector<int>& axis, int x) {
+      return static_cast<size_t>(std::find(axis.begin(), axis.end(), x) - axis.begin());
+    };
+    t.rows = rows.size();
+    for (const Row& r : rows) {
+      const size_t m = at(t.Ms, r.M), n = at(t.Ns, r.N), k = at(t.Ks, r.K);
+      if (m == t.Ms.size() || n == t.Ns.size() || k == t.Ks.size() || r.rates.size() != C) continue;
+      std::copy(r.rates.begin(), r.rates.end(),
+                t.rates.begin() + ((m * t.Ns.size() + n) * t.Ks.size() + k) * C);
+    }
+    return t;
+  }();
+  return built;
+}
+
+namespace {
+
+// Where x lies on an ascending axis: the grid point below it and the weight of the one above,
+// in log x; held at the ends (weight 0 below the first point, 1 past the last).
+struct Bracket {
+  size_t lo, hi;
+  double upper;
+};
+
+Bracket bracket(const std::vector<int>& axis, int x) {
+  if (axis.size() < 2 || x <= axis.front()) return {0, 0, 0};
+  if (x >= axis.back()) return {axis.size() - 2, axis.size() - 1, 1};
+  const size_t lo = std::upper_bound(axis.begin(), axis.end(), x) - axis.begin() - 1;
+  return {lo, lo + 1, std::log(double(x) / axis[lo]) / std::log(double(axis[lo + 1]) / axis[lo])};
+}
+
+}  // namespace
+
+std::vector<double> predict_micros(const Table& table, int M, int N, int K) {
+  const Bracket bm = bracket(table.Ms, M), bn = bracket(table.Ns, N), bk = bracket(table.Ks, K);
+  const double flops = 2.0 * M * N * K;
+  std::vector<double> micros;
+  for (size_t c = 0; c < table.candidates.size(); ++c) {
+    double logRate = 0;
+    for (int corner = 0; corner < 8; ++corner) {  // bit 0: upper M, bit 1: upper N, bit 2: K
+      const bool um = corner & 1, un = corner & 2, uk = corner & 4;
+      const double w = (um ? bm.upper : 1 - bm.upper) * (un ? bn.upper : 1 - bn.upper) *
+                       (uk ? bk.upper : 1 - bk.upper);
+      if (w == 0) continue;  // an edge's outside corner, or a point exactly on the grid
+      logRate +=
+          w * std::log(table.rate(um ? bm.hi : bm.lo, un ? bn.hi : bn.lo, uk ? bk.hi : bk.lo, c));
+    }
+    micros.push_back(flops / (std::exp(logRate) * 1e3));  // GFLOP/s = 1e3 FLOP per microsecond
+  }
+  return micros;
+}
+
+int choose(const Table& table, int M, int N, int K, const std::vector<bool>& usable) {
+  const std::vector<double> micros = predict_micros(table, M, N, K);
+  int best = -1;
+  for (size_t c = 0; c < micros.size(); ++c)
+    if ((usable.empty() || usable[c]) && (best < 0 || micros[c] < micros[best]))
+      best = static_cast<int>(c);
+  return best;
+}
+
+cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
+
+namespace {
+
+// The table's candidates as rungs of the registry, looked up by name once: an FP32 rung other
+// than this one, or nullptr (a column measured by a build that had a rung this one lacks).
+struct Candidates {
+  std::vector<const RungInfo*> rungs;
+  std::vector<bool> usable;
+};
+
+const Candidates& candidates() {
+  static const Candidates found = [] {
+    Candidates f;
+    for (const std::string& name : table().candidates) {
+      const RungInfo* hit = nullptr;
+      for (const RungInfo& r : rungs())
+        if (name == r.name && r.precision == Precision::fp32 && r.launch != &launch) hit = &r;
+      f.rungs.push_back(hit);
+      f.usable.push_back(hit != nullptr);
+    }
+    return f;
+  }();
+  return found;
+}
+
+}  // namespace
+
+cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+  const Candidates& c = candidates();
+  const int chosen = choose(table(), gemm.M, gemm.N, gemm.K, c.usable);
+  if (chosen < 0) return cudaErrorInvalidValue;  // no column is a rung: tests/best_table_test
+  return runtime::launch_with_fallbacks(*c.rungs[chosen], gemm, stream);
+}
+
+}  // namespace sgemm::best

@@ -1,0 +1,128 @@
+// Rung 18's table and choice, as host code (kernels/best_choice.h): no GPU needed. The table
+// compiled in is whole and names rungs that exist; the interpolation reproduces what it should
+// (grid points, rates that follow a power law, held edges); the choice takes the fastest.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "best_choice.h"
+#include "sgemm.h"
+
+namespace sgemm::best {
+namespace {
+
+TEST(BestTable, IsWhole) {
+  const Table& t = table();
+  EXPECT_FALSE(t.source.empty());
+  ASSERT_FALSE(t.candidates.empty());
+  for (const std::vector<int>* axis : {&t.Ms, &t.Ns, &t.Ks}) {
+    ASSERT_GE(axis->size(), 2u) << "an axis needs two points to interpolate between";
+    EXPECT_GE(axis->front(), 1);
+    for (size_t i = 1; i < axis->size(); ++i) EXPECT_LT((*axis)[i - 1], (*axis)[i]) << "sorted";
+  }
+  EXPECT_EQ(t.rows, t.Ms.size() * t.Ns.size() * t.Ks.size()) << "one BEST_RATE per grid shape";
+  for (size_t m = 0; m < t.Ms.size(); ++m)
+    for (size_t n = 0; n < t.Ns.size(); ++n)
+      for (size_t k = 0; k < t.Ks.size(); ++k)
+        for (size_t c = 0; c < t.candidates.size(); ++c) {
+          const double r = t.rate(m, n, k, c);
+          EXPECT_TRUE(std::isfinite(r) && r > 0)
+              << t.candidates[c] << " at " << t.Ms[m] << "x" << t.Ns[n] << "x" << t.Ks[k] << ": "
+              << r << " (a row missing, off the grid, or with the wrong column count)";
+        }
+}
+
+TEST(BestTable, CandidatesAreOtherFp32Rungs) {
+  for (const std::string& name : table().candidates) {
+    const RungInfo* found = nullptr;
+    for (const RungInfo& r : rungs())
+      if (name == r.name) found = &r;
+    ASSERT_NE(found, nullptr) << "'" << name << "' is not in kernels/ladder.inc";
+    EXPECT_EQ(found->precision, Precision::fp32) << name;
+    EXPECT_NE(name, "best") << "rung 18 cannot choose itself";
+  }
+}
+
+TEST(BestTable, AtAGridShapeTheFastestMeasuredRateWins) {
+  const Table& t = table();
+  for (size_t m = 0; m < t.Ms.size(); ++m)
+    for (size_t n = 0; n < t.Ns.size(); ++n)
+      for (size_t k = 0; k < t.Ks.size(); ++k) {
+        size_t fastest = 0;
+        for (size_t c = 1; c < t.candidates.size(); ++c)
+          if (t.rate(m, n, k, c) > t.rate(m, n, k, fastest)) fastest = c;
+        EXPECT_EQ(choose(t, t.Ms[m], t.Ns[n], t.Ks[k]), int(fastest))
+            << t.Ms[m] << "x" << t.Ns[n] << "x" << t.Ks[k];
+      }
+}
+
+TEST(BestTable, PredictionsArePositiveAndFinite) {
+  const Table& t = table();
+  for (int s : {1, 100, 128, 1000, 4095, 16384, 100000}) {
+    const std::vector<double> micros = predict_micros(t, s, s, s);
+    ASSERT_EQ(micros.size(), t.candidates.size());
+    for (size_t c = 0; c < micros.size(); ++c)
+      EXPECT_TRUE(std::isfinite(micros[c]) && micros[c] > 0) << s << " " << t.candidates[c];
+  }
+}
+
+// A synthetic table: two candidates on a 3 x 3 x 3 grid, whose rates follow power laws.
+Table synthetic() {
+  Table t;
+  t.candidates = {"slow_start", "fast_start"};
+  t.Ms = t.Ns = {100, 400, 1600};
+  t.Ks = {100, 1000, 10000};
+  for (int M : t.Ms)
+    for (int N : t.Ns)
+      for (int K : t.Ks) {
+        // GFLOP/s: one grows with the problem, the other is flat
+        t.rates.push_back(0.01 * std::pow(double(M) * N * K, 0.5));
+        t.rates.push_back(1000);
+      }
+  t.rows = t.rates.size() / 2;
+  return t;
+}
+
+TEST(BestChoice, AtGridPointsTheMeasuredRate) {
+  const Table t = synthetic();
+  const std::vector<double> us = predict_micros(t, 400, 1600, 1000);
+  EXPECT_NEAR(us[0], 2.0 * 400 * 1600 * 1000 / (t.rate(1, 2, 1, 0) * 1e3), 1e-9 * us[0]);
+  EXPECT_NEAR(us[1], 2.0 * 400 * 1600 * 1000 / 1e6, 1e-9 * us[1]);
+}
+
+TEST(BestChoice, BetweenGridPointsAPowerLawIsExact) {
+  // Trilinear in log M, log N, log K on log rates reproduces any rate c M^a N^b K^g exactly.
+  const Table t = synthetic();
+  for (const auto& [M, N, K] : {std::tuple{150, 900, 333}, {1000, 123, 5000}, {777, 777, 777}}) {
+    const double rate = 0.01 * std::pow(double(M) * N * K, 0.5);
+    EXPECT_NEAR(predict_micros(t, M, N, K)[0], 2.0 * M * N * K / (rate * 1e3),
+                1e-9 * predict_micros(t, M, N, K)[0])
+        << M << "x" << N << "x" << K;
+  }
+}
+
+TEST(BestChoice, BeyondTheEdgesTheRateIsHeld) {
+  const Table t = synthetic();
+  const double edge = predict_micros(t, 1600, 1600, 10000)[0];
+  EXPECT_NEAR(predict_micros(t, 6400, 1600, 10000)[0], 4 * edge, 1e-9 * edge);
+  const double corner = predict_micros(t, 100, 100, 100)[0];
+  EXPECT_NEAR(predict_micros(t, 10, 100, 50)[0], corner / 20, 1e-9 * corner);
+}
+
+TEST(BestChoice, TakesTheFastestUsableFirstOnATie) {
+  const Table t = synthetic();
+  // Small problems: the flat 1000 GFLOP/s is faster; large ones: the growing rate.
+  EXPECT_EQ(choose(t, 100, 100, 100), 1);
+  EXPECT_EQ(choose(t, 1600, 1600, 10000), 0);
+  EXPECT_EQ(choose(t, 1600, 1600, 10000, {false, true}), 1);
+  EXPECT_EQ(choose(t, 1600, 1600, 10000, {false, false}), -1);
+  Table tie = t;
+  for (size_t i = 0; i < tie.rates.size(); i += 2) tie.rates[i] = tie.rates[i + 1];
+  EXPECT_EQ(choose(tie, 400, 400, 1000), 0);
+}
+
+}  // namespace
+}  // namespace sgemm::best
