@@ -7,7 +7,7 @@ import math
 import os
 
 # The rungs rung 18 chooses among: a column of the table each. A new path is one more name.
-CANDIDATES = ["every_shape", "every_shape_3xtf32", "ozaki_int8"]
+CANDIDATES = ["every_shape", "every_shape_3xtf32", "ozaki_int8", "cluster_splitk"]
 
 # The grid, a factor of 4 between points (8 from 8192 to 65536 in K): the bench's suite lies
 # within it (128^3 .. 8192^3, K from 128 to 65536), and the rates beyond 8192 in M and N are
