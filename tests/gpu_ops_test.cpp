@@ -92,15 +92,8 @@ void expect_semantics_as_cublas(Harness& harness, const Operation& op, Run run) 
       CUDA_CHECK(cudaMemcpy(got.data(), C, got.size() * 4, cudaMemcpyDeviceToHost));
       CUDA_CHECK(cudaMemcpy(expected.data(), ref_c.get(), got.size() * 4, cudaMemcpyDeviceToHost));
       const std::vector<float> magnitude = magnitudes(in);
-      Reference reference;
-      reference.mode = CheckMode::random;
-      reference.K = s.K;
-      reference.alpha = p.alpha;
-      reference.beta = p.beta;
-      reference.expected = expected.data();
-      reference.magnitude = magnitude.data();
-      reference.non_finite_inputs = true;
-      reference.absolute_slack = (s.K + 4) * 0x1p-149;  // as gpu_semantics_test: subnormal steps
+      const Reference reference =
+          semantics_reference(p, Precision::fp32, expected.data(), magnitude.data());
       const Extent stored = s.c_stored();
       const Comparison result =
           compare(reference, stored.lines, stored.length, s.c_ld(), got.data(), kPaddingSentinel);

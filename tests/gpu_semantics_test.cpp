@@ -90,18 +90,8 @@ class RungSemantics : public ::testing::TestWithParam<Param> {
     CUDA_CHECK(cudaMemcpy(got.data(), C.at, got.size() * 4, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(expected.data(), ref.at, got.size() * 4, cudaMemcpyDeviceToHost));
     const std::vector<float> magnitude = magnitudes(in);
-    Reference reference;
-    reference.mode = CheckMode::random;
-    reference.precision = rung.precision;
-    reference.K = s.K;
-    reference.alpha = p.alpha;
-    reference.beta = p.beta;
-    reference.expected = expected.data();
-    reference.magnitude = magnitude.data();
-    reference.non_finite_inputs = true;
-    // Near FP32's subnormal range each of the (K + 4) roundings of either computation may err
-    // by half the subnormal spacing, 2^-150, whatever the magnitude.
-    reference.absolute_slack = (s.K + 4) * 0x1p-149;
+    const Reference reference =
+        semantics_reference(p, rung.precision, expected.data(), magnitude.data());
     // The one documented difference of the tf32 class (docs/00_method.md): a NaN whose payload
     // lies in the 13 bits TF32 cuts reaches the tensor core as Inf, where cuBLAS TF32 keeps it
     // NaN. Such elements count here and then compare as NaN; nowhere else is Inf taken for NaN.

@@ -231,4 +231,23 @@ inline std::vector<float> magnitudes(const HostProblem& in) {
   return out;
 }
 
+// The random-mode check every semantics test makes against the cuBLAS of `precision`:
+// tolerance on each element's magnitude (above), Inf and NaN among the inputs, and the slack of
+// subnormal steps: near FP32's subnormal range each of the (K + 4) roundings of either
+// computation may err by half the subnormal spacing, 2^-150, whatever the magnitude.
+inline Reference semantics_reference(const Problem& p, Precision precision, const float* expected,
+                                     const float* magnitude) {
+  Reference reference;
+  reference.mode = CheckMode::random;
+  reference.precision = precision;
+  reference.K = p.shape.K;
+  reference.alpha = p.alpha;
+  reference.beta = p.beta;
+  reference.expected = expected;
+  reference.magnitude = magnitude;
+  reference.non_finite_inputs = true;
+  reference.absolute_slack = (p.shape.K + 4) * 0x1p-149;
+  return reference;
+}
+
 }  // namespace sgemm::testing
