@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "operations.h"
 #include "report.h"
 #include "sgemm.h"
 #include "sgemm_cublas.h"
@@ -18,18 +19,12 @@
 namespace sgemm {
 namespace {
 
+using testing::every_operation;
+
 alignas(16) float dummy[64];  // never read
 const float* const A = dummy;
 const float* const B = dummy + 16;
 const float* const C = dummy + 32;
-
-std::vector<Operation> every_operation() {
-  std::vector<Operation> out;
-  for (Layout layout : {Layout::row_major, Layout::col_major})
-    for (Op a : {Op::N, Op::T})
-      for (Op b : {Op::N, Op::T}) out.push_back(Operation{layout, a, b});
-  return out;
-}
 
 // BLAS's rules, written out once more: the leading dimension each matrix needs, and the name
 // of the size it is.

@@ -17,21 +17,13 @@
 #include <vector>
 
 #include "gpu_support.h"
+#include "operations.h"
 #include "semantics_cases.h"
 #include "sgemm.h"
 #include "sgemm_cublas.h"
 
 namespace sgemm::testing {
 namespace {
-
-// Both layouts, every op(A), op(B).
-std::vector<Operation> every_operation() {
-  std::vector<Operation> out;
-  for (Layout layout : {Layout::row_major, Layout::col_major})
-    for (Op a : {Op::N, Op::T})
-      for (Op b : {Op::N, Op::T}) out.push_back(Operation{layout, a, b});
-  return out;
-}
 
 std::string test_name(const Operation& op) {
   return std::string(to_string(op.layout)) + "_" + to_string(op.a) + to_string(op.b);
