@@ -73,18 +73,23 @@ struct Tile {
   static_assert(PROMOTE > 0 && PROMOTE % 2 == 0,
                 "chunks of whole stages; the second warpgroup promotes half a chunk after the "
                 "first");
-  // One block per SM, 12 warps: 168 registers a thread at launch; the producer drops to 24
-  // and the consumers rise to 240 (pipeline.cuh).
-  using Registers = RegisterSplit<kThreads, 128, 24>;
+  // One block per SM, 12 warps: 168 registers a thread at launch; the producer drops to 40 (its
+  // walk over tiles spills at rung 14's 24) and the consumers rise to 232 (pipeline.cuh).
+  using Registers = RegisterSplit<kThreads, 128, 40>;
 };
 
 // Tiles are walked in groups of `groupRows` tile rows, down the columns of each group, so that
 // the blocks running at once share rows of A and columns of B in L2. guard: the pre-pass's
-// flags, rows of A then columns of B (M + N); A and B: the caller's operands, which the guard
-// path reads. Block (x, z) multiplies over slice z of K, [z * kSlice, min(K, (z + 1) * kSlice));
-// with several slices (partial != nullptr) it writes its raw sums to partial + z * M * N (rows
-// N apart) and sum_slices finishes, guard path included.
-template <int BN, int BK, int STAGES, int PROMOTE>
+// flags, rows of A then columns of B (M + N), for all of K; A and B: the caller's operands,
+// which the guard path reads. Two ways to run:
+//  - One slice of K (gridDim.y == 1): block x multiplies tiles x, x + gridDim.x, ... (at most
+//    one block per SM: each walks several tiles), its producer filling the ring for the next
+//    tile while the consumers store this one, and writes C.
+//  - Slices of K (gridDim.y == slices > 1): the blocks (x, 0 .. slices-1) are one cluster; block
+//    (x, z) multiplies tile x over [z * kSlice, min(K, (z + 1) * kSlice)) into its own shared
+//    memory, and each finishes 1/slices of the tile's rows, adding the slices' sums in rank order
+//    through distributed shared memory (as rung 17): one launch, bitwise the same every run.
+template <int BN, int BK, int STAGES, int PROMOTE, bool kSlices>
 __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE>::kThreads, 1)
     sgemm_every_shape_3xtf32(int M, int N, int K, float alpha,
                              const __grid_constant__ CUtensorMap tmAhi,
@@ -92,7 +97,7 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE>::kThreads, 1)
                              const __grid_constant__ CUtensorMap tmBhi,
                              const __grid_constant__ CUtensorMap tmBlo, const int* guard,
                              const float* A, int lda, const float* B, int ldb, float beta, float* C,
-                             int ldc, bool pairedC, int groupRows, int kSlice, float* partial) {
+                             int ldc, bool pairedC, int groupRows, int kSlice) {
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
   __trap();  // compiled out (SGEMM_NO_SM90A): the launcher never starts this kernel
 #else
@@ -105,11 +110,16 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE>::kThreads, 1)
   __shared__ uint64_t full[STAGES];   // buffer s holds its boxes: 1 arrival and their bytes
   __shared__ uint64_t empty[STAGES];  // buffer s is read: one arrival per consumer warp
 
-  const int2 origin = tile_origin(static_cast<int>(blockIdx.x), M, N, BM, BN, groupRows);
-  const int blockRow = origin.x, blockCol = origin.y;  // (lambdas below capture them)
+  const int slices = kSlices ? static_cast<int>(gridDim.y) : 1;
+  const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
+  const int myTiles =
+      kSlices ? 1 : (tiles - static_cast<int>(blockIdx.x) + gridDim.x - 1) / gridDim.x;
   const int kBegin = blockIdx.y * kSlice, kEnd = min(K, kBegin + kSlice);
   const int kTiles = (kEnd - kBegin + BK - 1) / BK;  // a slice's last box stops at K, not kEnd:
                                                      // kSlice is a multiple of BK
+  auto origin_of = [&](int t) {                      // this block's tile t
+    return tile_origin(static_cast<int>(blockIdx.x + t * gridDim.x), M, N, BM, BN, groupRows);
+  };
 
   if (threadIdx.x == 0) {
     prefetch_tensormap(&tmAhi);
@@ -118,53 +128,45 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE>::kThreads, 1)
     prefetch_tensormap(&tmBlo);
     ring_init<STAGES>(full, empty, 1, T::kConsumerWarps);
   }
-  __syncthreads();  // the block's one barrier: the mbarriers exist before anyone uses them
+  __syncthreads();  // the mbarriers exist before anyone uses them
 
   if (threadIdx.x >= 128 * T::kConsumers) {
-    // The producer warpgroup: one thread issues the four boxes of each stage. Boxes past M, N
-    // or K arrive as zeros and count toward the bytes all the same.
+    // The producer warpgroup: one thread issues the four boxes of each stage, tile after tile.
+    // Boxes past M, N or K arrive as zeros and count toward the bytes all the same.
     release_registers<T::Registers::kProducerRegs>();
     if (threadIdx.x == 128 * T::kConsumers)
-      produce<STAGES>(empty, 0, kTiles, 1, [&](int kt, int buf) {
-        const int k0 = kBegin + kt * BK;
+      produce<STAGES>(empty, 0, myTiles * kTiles, 1, [&](int i, int buf) {
+        const int2 origin = origin_of(kSlices ? 0 : i / kTiles);  // (one tile with slices)
+        const int k0 = kBegin + i % kTiles * BK;
         uint8_t* stage = ring + buf * T::kStageBytes;
         mbar_arrive_expect_tx(&full[buf], T::kStageBytes);
-        tma_load_2d(stage, &tmAhi, k0, blockRow, &full[buf]);
-        tma_load_2d(stage + T::kBoxBytesA, &tmAlo, k0, blockRow, &full[buf]);
-        tma_load_2d(stage + 2 * T::kBoxBytesA, &tmBhi, k0, blockCol, &full[buf]);
-        tma_load_2d(stage + 2 * T::kBoxBytesA + T::kBoxBytesB, &tmBlo, k0, blockCol, &full[buf]);
+        tma_load_2d(stage, &tmAhi, k0, origin.x, &full[buf]);
+        tma_load_2d(stage + T::kBoxBytesA, &tmAlo, k0, origin.x, &full[buf]);
+        tma_load_2d(stage + 2 * T::kBoxBytesA, &tmBhi, k0, origin.y, &full[buf]);
+        tma_load_2d(stage + 2 * T::kBoxBytesA + T::kBoxBytesB, &tmBlo, k0, origin.y, &full[buf]);
       });
+    if (kSlices) cluster_sync_shared(), cluster_sync_relaxed();  // the consumers' two
     return;
   }
   claim_registers<T::Registers::kConsumerRegs>();
 
-  // The tile's guard flags, read now, while the ring fills, rather than one global load per
-  // element in the epilogue: rows of A, then columns of B (the consumers are BM + BN threads).
-  static_assert(128 * T::kConsumers == BM + BN, "one consumer thread per flag");
-  __shared__ int rowGuard[BM], colGuard[BN];
-  if (threadIdx.x < BM)
-    rowGuard[threadIdx.x] = blockRow + threadIdx.x < M ? guard[blockRow + threadIdx.x] : 0;
-  else
-    colGuard[threadIdx.x - BM] =
-        blockCol + threadIdx.x - BM < N ? guard[M + blockCol + threadIdx.x - BM] : 0;
-  sync_role(1, 128 * T::kConsumers);
-
   const int wg = threadIdx.x / 128;  // consumer warpgroup: rows wg*WGM .. of the block tile
   const int lane = threadIdx.x % 32;
+  // The tile's guard flags, in shared memory rather than one global load per element in the
+  // epilogue: rows of A, then columns of B (the consumers are BM + BN threads).
+  static_assert(128 * T::kConsumers == BM + BN, "one consumer thread per flag");
+  __shared__ int rowGuard[BM], colGuard[BN];
   // acc[4j + 2i + c] = C[blockRow + wg*WGM + 16warp + lane/4 + 8i][blockCol + 8j + 2(lane%4) + c]
   // (the wgmma fragment): the tensor cores' sum over the current chunk of K. sum[]: the FP32
   // sum of the chunks before it, in the same layout.
   float acc[T::kAccumulators];
   float sum[T::kAccumulators];
-#pragma unroll
-  for (int e = 0; e < T::kAccumulators; ++e) acc[e] = sum[e] = 0.f;
   // sum += acc, in FP32 on the CUDA cores (round to nearest), once acc's wgmmas have completed.
   auto promote = [&] {
     fence_accumulators(acc);
 #pragma unroll
     for (int e = 0; e < T::kAccumulators; ++e) sum[e] += acc[e];
   };
-
   WgmmaRing<STAGES> at{full, empty};  // the next buffer to read, and the one to release
   // Waits for the next buffer and issues its wgmmas into acc as one group: per k8 step the
   // small products first. accumulate = 0: the first wgmma overwrites acc (a chunk's first stage).
@@ -176,29 +178,100 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE>::kThreads, 1)
                                 stage + 2 * T::kBoxBytesA + T::kBoxBytesB, accumulate);
     fence_accumulators(acc);
   };
-  // A chunk's end drains the warpgroup's wgmmas (wait_group 0) before the add. The second
-  // warpgroup's chunks start half a chunk later, so that while one warpgroup drains and adds,
-  // the other keeps the tensor cores busy.
-  int untilPromote = PROMOTE - wg * (PROMOTE / 2);
-  int accumulate = 0;
-  for (int kt = 0; kt < kTiles; ++kt) {
-    issue_stage(accumulate);
-    accumulate = 1;
-    if (--untilPromote == 0) {  // the chunk's end: release both its buffers
-      at.release_all(lane);
-      promote();
-      untilPromote = PROMOTE;
-      accumulate = 0;
-    } else {
-      at.release_previous(lane);
+
+  int t = 0;
+  for (; t < myTiles; ++t) {
+    {
+      const int2 origin = origin_of(t);   // (recomputed for the epilogue: registers are scarce)
+      sync_role(1, 128 * T::kConsumers);  // the last tile's epilogue is done with the flags
+      if (threadIdx.x < BM)
+        rowGuard[threadIdx.x] = origin.x + threadIdx.x < M ? guard[origin.x + threadIdx.x] : 0;
+      else
+        colGuard[threadIdx.x - BM] =
+            origin.y + threadIdx.x - BM < N ? guard[M + origin.y + threadIdx.x - BM] : 0;
+      sync_role(1, 128 * T::kConsumers);
+    }
+
+#pragma unroll
+    for (int e = 0; e < T::kAccumulators; ++e) acc[e] = sum[e] = 0.f;
+    // A chunk's end drains the warpgroup's wgmmas (wait_group 0) before the add. The second
+    // warpgroup's chunks start half a chunk later, so that while one warpgroup drains and adds,
+    // the other keeps the tensor cores busy.
+    int untilPromote = PROMOTE - wg * (PROMOTE / 2);
+    int accumulate = 0;
+    for (int kt = 0; kt < kTiles; ++kt) {
+      issue_stage(accumulate);
+      accumulate = 1;
+      if (--untilPromote == 0) {  // the chunk's end: release both its buffers
+        at.release_all(lane);
+        promote();
+        untilPromote = PROMOTE;
+        accumulate = 0;
+      } else {
+        at.release_previous(lane);
+      }
+    }
+    wgmma_wait<0>();
+    fence_accumulators(acc);
+    at.release_pending(lane);   // the ring is the producer's again, for the next tile
+    if (accumulate) promote();  // the last, partial chunk
+
+    if (kSlices) break;  // the one tile: its partial sums meet the cluster's below
+    const int2 origin = origin_of(t);
+    store_fragment<BN>(sum, origin.x + wg * T::WGM, origin.x, origin.y, rowGuard, colGuard, M, N, K,
+                       alpha, A, lda, B, ldb, beta, C, ldc, pairedC, nullptr);
+  }
+  if (!kSlices) return;
+  const int2 origin = origin_of(0);
+  const int blockRow = origin.x, blockCol = origin.y;
+
+  // Slices: the partial tile P (BM, kPitch), row-major in the ring, which both warpgroups are
+  // done reading (and no copy is in flight: every fill was waited for). The pitch of BN + 8
+  // floats puts a warp's 8 rows of 64-bit stores on distinct banks, two wavefronts.
+  constexpr int kPitch = BN + 8;
+  static_assert(BM * kPitch * 4 <= STAGES * T::kStageBytes, "the partial tile fits the ring");
+  float* P = reinterpret_cast<float*>(ring);
+  sync_role(1, 128 * T::kConsumers);
+  {
+    const int warp = threadIdx.x / 32 % 4;
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j)
+        *reinterpret_cast<float2*>(
+            &P[(wg * T::WGM + warp * 16 + i * 8 + lane / 4) * kPitch + j * 8 + 2 * (lane % 4)]) =
+            make_float2(sum[4 * j + 2 * i], sum[4 * j + 2 * i + 1]);
+  }
+  cluster_sync_shared();  // every rank's partial tile is written and visible to the cluster
+
+  // Rank r finishes rows [r, r + 1) * BM / slices of the tile, float4 by float4: the slices'
+  // sums added in rank order 0, 1, ... (rank 0's as it is: -0 stays -0), then alpha, beta and
+  // the guard path, as store_fragment does.
+  const int rank = cluster_rank();
+  const int firstRow = rank * BM / slices, rows = (rank + 1) * BM / slices - firstRow;
+#pragma unroll 1
+  for (int q = threadIdx.x; q < rows * (BN / 4); q += 128 * T::kConsumers) {
+    const int r = firstRow + q / (BN / 4), c = q % (BN / 4) * 4;
+    const unsigned address = smem_addr(&P[r * kPitch + c]);
+    float4 s = load_dsmem(map_rank(address, 0));
+#pragma unroll 1
+    for (int z = 1; z < slices; ++z) {
+      const float4 p = load_dsmem(map_rank(address, z));
+      s.x += p.x, s.y += p.y, s.z += p.z, s.w += p.w;
+    }
+    const int row = blockRow + r;
+    if (row >= M) continue;
+    float* out = C + static_cast<long long>(row) * ldc + blockCol + c;
+#pragma unroll
+    for (int h = 0; h < 4; ++h) {
+      const int col = blockCol + c + h;
+      if (col >= N) continue;
+      float v = h == 0 ? s.x : h == 1 ? s.y : h == 2 ? s.z : s.w;
+      if (rowGuard[r] || colGuard[c + h] || !isfinite(v)) v = fp32_dot(A, lda, B, ldb, K, row, col);
+      out[h] = beta == 0.f ? alpha * v : alpha * v + beta * out[h];  // beta == 0: C is not read
     }
   }
-  wgmma_wait<0>();
-  fence_accumulators(acc);
-  if (accumulate) promote();  // the last, partial chunk
-
-  store_fragment<BN>(sum, blockRow + wg * T::WGM, blockRow, blockCol, rowGuard, colGuard, M, N, K,
-                     alpha, A, lda, B, ldb, beta, C, ldc, pairedC, partial);
+  cluster_sync_relaxed();  // no block exits while another may still read its shared memory
 #endif  // sm_90a
 }
 
@@ -393,18 +466,26 @@ __global__ void sgemm_every_shape_3xtf32_sum(int M, int N, int K, int slices, fl
 
 inline bool aligned8(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 8 == 0; }
 
-// The main kernel on split operands.
+// Blocks of a cluster, the slices of one tile: 8 is the portable most, and 8 blocks of one per
+// SM fit any GPC.
+constexpr int kMostRanks = 8;
+
+// The main kernel on split operands: with one slice, at most one block per SM, each walking
+// several tiles; with several, one cluster of `slices` blocks per tile.
 template <int BN, int BK, int STAGES, int PROMOTE>
 cudaError_t multiply(int M, int N, int K, float alpha, const Split& s, const float* A, int lda,
                      const float* B, int ldb, float beta, float* C, int ldc, cudaStream_t stream,
-                     int groupRows, int slices, int kSlice, float* partial) {
+                     int groupRows, int slices, int kSlice, int sms) {
   using T = Tile<BN, BK, STAGES, PROMOTE>;
-  constexpr auto kernel = sgemm_every_shape_3xtf32<BN, BK, STAGES, PROMOTE>;
+  constexpr auto one = sgemm_every_shape_3xtf32<BN, BK, STAGES, PROMOTE, false>;
+  constexpr auto sliced = sgemm_every_shape_3xtf32<BN, BK, STAGES, PROMOTE, true>;
+  const auto kernel = slices > 1 ? sliced : one;
   constexpr CUtensorMapSwizzle kSwizzle =
       BK == 32 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B;
   constexpr CUtensorMapDataType kFloat = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   CUtensorMap tmAhi, tmAlo, tmBhi, tmBlo;  // built per call (pointers and sizes change)
-  cudaError_t err = runtime::allow_shared_bytes<kernel>(T::kSharedBytes);
+  cudaError_t err = slices > 1 ? runtime::allow_shared_bytes<sliced>(T::kSharedBytes)
+                               : runtime::allow_shared_bytes<one>(T::kSharedBytes);
   for (auto [map, plane, rows, box] : {std::tuple{&tmAhi, s.Ahi, M, T::BM},
                                        {&tmAlo, s.Alo, M, T::BM},
                                        {&tmBhi, s.Bhi, N, BN},
@@ -413,11 +494,24 @@ cudaError_t multiply(int M, int N, int K, float alpha, const Split& s, const flo
       err = runtime::make_tensor_map(map, plane, kFloat, rows, K, s.Kp, box, BK, kSwizzle);
   if (err != cudaSuccess) return err;
   const long long tiles = static_cast<long long>((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN);
-  if (tiles > 0x7fffffff) return cudaErrorInvalidValue;
-  kernel<<<dim3(static_cast<unsigned>(tiles), slices), T::kThreads, T::kSharedBytes, stream>>>(
-      M, N, K, alpha, tmAhi, tmAlo, tmBhi, tmBlo, s.guard, A, lda, B, ldb, beta, C, ldc,
-      aligned8(C) && ldc % 2 == 0, std::max(1, groupRows), kSlice, partial);
-  return cudaGetLastError();
+  if (tiles > 0x7fffffff || slices < 1 || slices > kMostRanks) return cudaErrorInvalidValue;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(slices > 1 ? tiles : std::min<long long>(tiles, sms)),
+                        static_cast<unsigned>(slices));
+  config.blockDim = dim3(T::kThreads);
+  config.dynamicSmemBytes = T::kSharedBytes;
+  config.stream = stream;
+  cudaLaunchAttribute cluster = {};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = 1;
+  cluster.val.clusterDim.y = static_cast<unsigned>(slices);
+  cluster.val.clusterDim.z = 1;
+  config.attrs = &cluster;
+  config.numAttrs = slices > 1 ? 1 : 0;
+  err = cudaLaunchKernelEx(&config, kernel, M, N, K, alpha, tmAhi, tmAlo, tmBhi, tmBlo,
+                           static_cast<const int*>(s.guard), A, lda, B, ldb, beta, C, ldc,
+                           aligned8(C) && ldc % 2 == 0, std::max(1, groupRows), kSlice);
+  return err != cudaSuccess ? err : cudaGetLastError();
 }
 
 // ---- The choice per problem, and the launches.
@@ -435,7 +529,7 @@ struct Slicing {
   }
 };
 
-// The slices' sums and flags in the workspace, then sum_slices: shared by both paths.
+// The fused kernel's slices: their sums and flags in the workspace, then sum_slices.
 cudaError_t sum_slices(const Gemm& g, int slices, const float* partial, const int* guards,
                        long long guardStride, cudaStream_t stream) {
   const long long count = static_cast<long long>(g.M) * g.N;
@@ -448,28 +542,21 @@ cudaError_t sum_slices(const Gemm& g, int slices, const float* partial, const in
 
 cudaError_t run_fused(const Gemm& g, int slices, cudaStream_t stream);
 
-// Rung 14's path, with slices of K: split into the workspace (the slices' sums after the split
-// operands), multiply, sum; the workspace goes back to the pool after the kernels. Where the
-// workspace cannot hold the slices, one slice runs; where it cannot hold the split operands,
-// the fused kernel runs, which needs none.
+// Rung 14's path, with slices of K: split into the workspace, multiply (the slices meet in
+// the cluster, not in the workspace); the workspace goes back to the pool after the kernels.
+// Where the workspace cannot hold the split operands, the fused kernel runs, which needs none.
 template <int BN, int BK, int STAGES, int PROMOTE>
-cudaError_t run_prepass(const Gemm& g, int want, cudaStream_t stream, int groupRows = 8) {
+cudaError_t run_prepass(const Gemm& g, int want, int sms, cudaStream_t stream, int groupRows = 8) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
-  const Slicing cut(K, want, BK);
-  const long long sums = cut.slices > 1 ? cut.slices * static_cast<long long>(M) * N : 0;
-  runtime::Workspace<float> W(split_floats(M, N, K) + sums, stream);
-  if (W.error() == cudaErrorMemoryAllocation)
-    return cut.slices > 1 ? run_prepass<BN, BK, STAGES, PROMOTE>(g, 1, stream)
-                          : run_fused(g, 1, stream);
+  const Slicing cut(K, std::min(want, kMostRanks), BK);
+  runtime::Workspace<float> W(split_floats(M, N, K), stream);
+  if (W.error() == cudaErrorMemoryAllocation) return run_fused(g, 1, stream);
   if (W.error() != cudaSuccess) return W.error();
   const Split s = split_layout(W.get(), M, N, K);
-  float* partial = sums ? W.get() + split_floats(M, N, K) : nullptr;
   cudaError_t err = split_operands(M, N, K, A, lda, B, ldb, s, stream);
-  if (err == cudaSuccess)
-    err = multiply<BN, BK, STAGES, PROMOTE>(M, N, K, alpha, s, A, lda, B, ldb, beta, C, ldc, stream,
-                                            groupRows, cut.slices, cut.kSlice, partial);
-  if (err != cudaSuccess || !partial) return err;
-  return sum_slices(g, cut.slices, partial, s.guard, 0, stream);
+  if (err != cudaSuccess) return err;
+  return multiply<BN, BK, STAGES, PROMOTE>(M, N, K, alpha, s, A, lda, B, ldb, beta, C, ldc, stream,
+                                           groupRows, cut.slices, cut.kSlice, sms);
 }
 
 inline bool aligned16(const float* X, int ld) {
@@ -522,9 +609,9 @@ struct Plan {
 //  - below kFusedBelow multiply-adds (128^3 to 512^3) the fused kernel, with as many slices as
 //    fill the GPU (at most kMostSlices): 58-69% of cuBLAS SGEMM, where the pre-pass path makes
 //    40-60%;
-//  - above, the pre-pass path; with 2 slices where the tiles of C fill at most half the GPU
-//    (1000^3: 118% against 111% unsplit and 102% with 4; 1024 x 1024 x 65536: 170% against 113%;
-//    256 x 4096 x 4096: 107% against 87%), unsplit where they fill more.
+//  - above, the pre-pass path; where the tiles of C fill at most half the GPU, K is cut into as
+//    many slices as the SMs hold (a cluster of at most kMostRanks blocks per tile), each of at
+//    least one chunk (kPromote stages); else one slice, each block walking several tiles.
 constexpr double kFusedBelow = 768.0 * 768.0 * 768.0;
 constexpr int kMostSlices = 16;
 
@@ -535,22 +622,25 @@ Plan choose(int M, int N, int K, int sms) {
   if (plan.fused)
     plan.slices = static_cast<int>(std::min<long long>((sms + tiles - 1) / tiles, kMostSlices));
   else
-    plan.slices = 2 * tiles <= sms ? 2 : 1;
+    plan.slices = static_cast<int>(std::max<long long>(
+        1, std::min<long long>({sms / tiles, kMostRanks, K / (kPromote * 32)})));
   return plan;
 }
 
-cudaError_t run(const Gemm& g, const Plan& plan, cudaStream_t stream) {
+cudaError_t run(const Gemm& g, const Plan& plan, int sms, cudaStream_t stream) {
   //                          BN  BK STAGES PROMOTE
   return plan.fused ? run_fused(g, plan.slices, stream)
-                    : run_prepass<128, 32, 3, kPromote>(g, plan.slices, stream);
+                    : run_prepass<128, 32, 3, kPromote>(g, plan.slices, sms, stream);
 }
 
 // For measuring the choice (experiments/rung15): `path` 0 the fused kernel, 1 rung 14's
 // pre-pass path, with `slices` slices, whatever choose() would pick.
 cudaError_t launch_config(int path, int slices, const Gemm& gemm, cudaStream_t stream) {
   cudaError_t err = runtime::require_sm90();
+  int sms = 0;
+  if (err == cudaSuccess) err = runtime::multiprocessors(&sms);
   if (err != cudaSuccess) return err;
-  return run(gemm, Plan{path == 0, slices}, stream);
+  return run(gemm, Plan{path == 0, slices}, sms, stream);
 }
 
 // Below this K three TF32 products miss FP32's componentwise bound (rung 13's kMinK).
@@ -563,7 +653,7 @@ cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
   int sms = 0;
   err = runtime::multiprocessors(&sms);
   if (err != cudaSuccess) return err;
-  return run(gemm, choose(gemm.M, gemm.N, gemm.K, sms), stream);
+  return run(gemm, choose(gemm.M, gemm.N, gemm.K, sms), sms, stream);
 }
 
 }  // namespace sgemm::every_shape_3xtf32

@@ -26,7 +26,7 @@
 
 #include <algorithm>
 
-#include "hopper.cuh"  // smem_addr
+#include "hopper.cuh"  // smem_addr, the cluster's barriers, DSMEM loads
 #include "runtime.h"   // the shared-memory opt-in, device facts, PerDevice
 #include "sgemm.h"     // Gemm: the problem, as every rung's launcher takes it
 
@@ -74,39 +74,6 @@ __device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\
 template <int kPending>
 __device__ __forceinline__ void wait_copies() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
-}
-
-// The cluster's barrier. Arrive with release, wait with acquire: the shared-memory stores of
-// every block before it are visible to every block's loads after it. (cooperative_groups'
-// cluster.sync() adds a fence at GPU scope, MEMBAR.ALL.GPU, which this exchange does not need.)
-__device__ __forceinline__ void cluster_sync_shared() {
-  asm volatile(
-      "barrier.cluster.arrive.release.aligned;\n"
-      "barrier.cluster.wait.acquire.aligned;\n" ::
-          : "memory");
-}
-// The same barrier with no ordering: a block waits here until every block of the cluster has
-// arrived, that is, finished its loads of the others' shared memory, before it may exit.
-__device__ __forceinline__ void cluster_sync_relaxed() {
-  asm volatile(
-      "barrier.cluster.arrive.relaxed.aligned;\n"
-      "barrier.cluster.wait.aligned;\n" ::
-          : "memory");
-}
-// The address of the same shared variable in block `rank` of the cluster (mapa), and a 16-byte
-// load from there (distributed shared memory).
-__device__ __forceinline__ unsigned map_rank(unsigned address, int rank) {
-  unsigned out;
-  asm("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(out) : "r"(address), "r"(rank));
-  return out;
-}
-__device__ __forceinline__ float4 load_dsmem(unsigned address) {
-  float4 v;
-  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
-               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-               : "r"(address)
-               : "memory");
-  return v;
 }
 
 // Block (x, y) of a cluster of n blocks along x: tile (x / n, y) of C, over slice x % n (its
@@ -211,7 +178,7 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN, STAGES>::kThreads)
     for (int j = 0; j < TN; j += 4)
       *reinterpret_cast<float4*>(&P[(threadRow * TM + i) * BN + threadCol * TN + j]) = make_float4(
           acc[i * TN + j], acc[i * TN + j + 1], acc[i * TN + j + 2], acc[i * TN + j + 3]);
-  cluster_sync_shared();  // every rank's partial tile is written and visible to the cluster
+  hopper::cluster_sync_shared();  // every rank's partial tile is written and visible to the cluster
 
   // Rank r finishes float4s [r, r+1) * kChunks / ranks of the tile: it reads them from every
   // rank's P (its own included) and adds them in rank order 0, 1, ..., so that each element
@@ -226,7 +193,8 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN, STAGES>::kThreads)
       float4 part[kInFlight];
 #pragma unroll
       for (int s = 0; s < kInFlight; ++s)
-        if (s0 + s < ranks) part[s] = load_dsmem(map_rank(hopper::smem_addr(&P[4 * q]), s0 + s));
+        if (s0 + s < ranks)
+          part[s] = hopper::load_dsmem(hopper::map_rank(hopper::smem_addr(&P[4 * q]), s0 + s));
 #pragma unroll
       for (int s = 0; s < kInFlight; ++s)
         if (s0 + s < ranks) {
@@ -246,7 +214,7 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN, STAGES>::kThreads)
       if (col + jj < N)  // BLAS semantics: with beta == 0, C is not read (it may hold NaN)
         c[jj] = beta == 0.f ? alpha * s4[jj] : alpha * s4[jj] + beta * c[jj];
   }
-  cluster_sync_relaxed();  // no block exits while another may still read its shared memory
+  hopper::cluster_sync_relaxed();  // no block exits while another may still read its shared memory
 #endif  // sm_90a
 }
 

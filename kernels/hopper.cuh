@@ -75,6 +75,47 @@ __device__ __forceinline__ void sync_role(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
+// ---- Thread-block clusters (rungs 15, 17).
+
+// The cluster's barrier. Arrive with release, wait with acquire: the shared-memory stores of
+// every block before it are visible to every block's loads after it. (cooperative_groups'
+// cluster.sync() adds a fence at GPU scope, MEMBAR.ALL.GPU, which this exchange does not need.)
+__device__ __forceinline__ void cluster_sync_shared() {
+  asm volatile(
+      "barrier.cluster.arrive.release.aligned;\n"
+      "barrier.cluster.wait.acquire.aligned;\n" ::
+          : "memory");
+}
+// The same barrier with no ordering: a block waits here until every block of the cluster has
+// arrived, that is, finished its loads of the others' shared memory, before it may exit.
+__device__ __forceinline__ void cluster_sync_relaxed() {
+  asm volatile(
+      "barrier.cluster.arrive.relaxed.aligned;\n"
+      "barrier.cluster.wait.aligned;\n" ::
+          : "memory");
+}
+// This block's rank in its cluster.
+__device__ __forceinline__ int cluster_rank() {
+  unsigned rank;
+  asm("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+  return static_cast<int>(rank);
+}
+// The address of the same shared variable in block `rank` of the cluster (mapa), and a 16-byte
+// load from there (distributed shared memory).
+__device__ __forceinline__ unsigned map_rank(unsigned address, int rank) {
+  unsigned out;
+  asm("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(out) : "r"(address), "r"(rank));
+  return out;
+}
+__device__ __forceinline__ float4 load_dsmem(unsigned address) {
+  float4 v;
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(address)
+               : "memory");
+  return v;
+}
+
 // ---- TMA. Copies the box of tensor map `map` at coordinates (c0 innermost, c1) to shared
 // `dst`; the copy completes its bytes on `bar`. Parts of the box outside the tensor arrive as
 // zeros and count toward the bytes all the same.

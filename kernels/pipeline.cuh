@@ -95,6 +95,13 @@ struct WgmmaRing {
     pending = -1;
     advance();
   }
+  // After wgmma_wait<0>: releases the buffer of the last group, which release_previous left
+  // pending, so that a block that walks several tiles (rung 15) hands the producer the whole
+  // ring for the next one.
+  __device__ __forceinline__ void release_pending(int lane) {
+    if (pending >= 0 && lane == 0) mbar_arrive(&empty[pending]);
+    pending = -1;
+  }
 };
 
 // The first row and column of C of tile `tile` (rung 14's order): tiles are walked in groups of

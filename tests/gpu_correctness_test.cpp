@@ -18,6 +18,10 @@
 namespace sgemm::cluster_splitk {
 cudaError_t launch_config(int config, int ranks, const Gemm& g, cudaStream_t stream);
 }
+// Rung 15 with its path (0 fused, 1 pre-pass) and slices of K forced.
+namespace sgemm::every_shape_3xtf32 {
+cudaError_t launch_config(int path, int slices, const Gemm& gemm, cudaStream_t stream);
+}
 
 namespace sgemm::testing {
 namespace {
@@ -207,6 +211,47 @@ TEST_F(ClusterSplitK, BitwiseRepeatableOnEveryTileAndClusterSize) {
           }
         }
       }
+  }
+}
+
+// Rung 15's pre-pass path: with one slice each block walks several tiles (1500 x 1700 has 168
+// tiles of 128 x 128 for 132 SMs; 2000 x 2100, 272), with several the slices of a tile meet in
+// a cluster (1 to 8 blocks, 3 and 5 cut the tile's rows unevenly). Bitwise the same every run,
+// within the FP32 tolerance of cuBLAS, on full-precision random inputs.
+class Rung15Paths : public GpuTest {};
+
+TEST_F(Rung15Paths, BitwiseRepeatableOnEverySliceCount) {
+  SGEMM_SKIP_UNSUPPORTED_RUNG(rung_number("every_shape_3xtf32"));
+  struct Run {
+    Shape shape;
+    std::vector<int> slices;
+  };
+  for (const Run& r :
+       {Run{{128, 128, 128}, {1, 2, 3, 4}}, Run{{333, 257, 4099}, {1, 2, 3, 5, 8}},
+        Run{{1500, 1700, 300}, {1}}, Run{{2000, 2100, 64}, {1}}, Run{{640, 384, 2048}, {2, 7}}}) {
+    const Shape& s = r.shape;
+    DeviceBuffer A(size_t(s.M) * s.K), B(size_t(s.K) * s.N), C(size_t(s.M) * s.N);
+    fill_matrix(A.get(), s.M, s.K, s.K, Fill::uniform, 31, 0.f, harness_->stream());
+    fill_matrix(B.get(), s.K, s.N, s.N, Fill::uniform, 32, 0.f, harness_->stream());
+    const Gemm g = gemm_of(Problem{s}, A.get(), B.get(), C.get());
+    for (int slices : r.slices) {
+      SCOPED_TRACE(s.str() + " slices " + std::to_string(slices));
+      std::vector<float> first;
+      for (int run = 0; run < 3; ++run) {
+        fill_value(C.get(), C.size(), kNaN, harness_->stream());
+        CUDA_CHECK(every_shape_3xtf32::launch_config(1, slices, g, harness_->stream()));
+        sync();
+        const std::vector<float> got = to_host(C);
+        if (run == 0) {
+          first = got;
+          const Comparison c = compare_with_cublas(*harness_, s, A, B, got, Precision::fp32);
+          EXPECT_TRUE(c.pass) << "not within the FP32 tolerance of cuBLAS";
+        } else {
+          EXPECT_EQ(std::memcmp(first.data(), got.data(), got.size() * sizeof(float)), 0)
+              << "run " << run << " differs from run 0";
+        }
+      }
+    }
   }
 }
 

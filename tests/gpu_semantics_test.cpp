@@ -140,12 +140,13 @@ TEST_P(RungSemantics, NanPayloads) {
 TEST_P(RungSemantics, TinyTimesHuge) { expect_case("tiny_times_huge"); }
 TEST_P(RungSemantics, WholeExponentRange) { expect_case("whole_exponent_range"); }
 
-// Every rung, then rung 15's paths: the fused kernel with 1 and 3 slices, the pre-pass path
-// with 1 and 2 (with several, the sum kernel runs the guard path).
+// Every rung, then rung 15's paths: the fused kernel with 1 and 3 slices (with several, the sum
+// kernel runs the guard path), the pre-pass path with 1, 2 and 3 (with several, the cluster's
+// ranks run it, each on its rows of the tile).
 std::vector<Param> every_rung() {
   std::vector<Param> params;
   for (const RungInfo& rung : rungs()) params.push_back({rung.number});
-  for (const auto& [path, slices] : {std::pair{0, 1}, {0, 3}, {1, 1}, {1, 2}})
+  for (const auto& [path, slices] : {std::pair{0, 1}, {0, 3}, {1, 1}, {1, 2}, {1, 3}})
     params.push_back({15, path, slices});
   return params;
 }
