@@ -75,14 +75,15 @@ __device__ float fp32_dot(const float* A, int lda, const float* B, int ldb, int 
 // splits 4 elements 256 apart (4 loads in flight); a warp reads and writes 128 contiguous bytes.
 constexpr int kSplitThreads = 256;
 constexpr int kSplitPerThread = 4;
-__global__ void __launch_bounds__(kSplitThreads)
-    split_rows(int rows, int cols, const float* X, long long ld, float* hi, float* lo,
-               long long ldp, int* guard) {
-  for (int r = blockIdx.y; r < rows; r += gridDim.y) {
+// Block (bx, by) of a (gx, gy) grid of kSplitThreads threads.
+__device__ __forceinline__ void split_rows_block(int bx, int by, int gx, int gy, int rows, int cols,
+                                                 const float* X, long long ld, float* hi, float* lo,
+                                                 long long ldp, int* guard) {
+  for (int r = by; r < rows; r += gy) {
     const float* x = X + r * ld;
     bool flagged = false;
-    for (int c0 = blockIdx.x * kSplitThreads * kSplitPerThread + threadIdx.x; c0 < cols;
-         c0 += gridDim.x * kSplitThreads * kSplitPerThread) {
+    for (int c0 = bx * kSplitThreads * kSplitPerThread + threadIdx.x; c0 < cols;
+         c0 += gx * kSplitThreads * kSplitPerThread) {
       float v[kSplitPerThread];
 #pragma unroll
       for (int i = 0; i < kSplitPerThread; ++i) {
@@ -100,6 +101,12 @@ __global__ void __launch_bounds__(kSplitThreads)
     if (flagged) guard[r] = 1;
   }
 }
+__global__ void __launch_bounds__(kSplitThreads)
+    split_rows(int rows, int cols, const float* X, long long ld, float* hi, float* lo,
+               long long ldp, int* guard) {
+  split_rows_block(blockIdx.x, blockIdx.y, gridDim.x, gridDim.y, rows, cols, X, ld, hi, lo, ldp,
+                   guard);
+}
 
 // B (rows = K x cols = N, leading dimension ld) -> hi, lo transposed (N x K, leading dimension
 // ldp), through a 32 x 32 tile in shared memory (33 columns: the transposed reads hit 32
@@ -107,24 +114,27 @@ __global__ void __launch_bounds__(kSplitThreads)
 // where column n of B holds an input needs_guard names.
 constexpr int kTransposeTile = 32;
 constexpr int kTransposeRows = 8;  // blockDim.y: each thread moves 4 elements
-__global__ void __launch_bounds__(kTransposeTile* kTransposeRows)
-    split_transpose(int rows, int cols, const float* X, long long ld, float* hi, float* lo,
-                    long long ldp, int* guard) {
+// Block (bx, by) of a (gx, gy) grid of (kTransposeTile, kTransposeRows) threads; this thread is
+// (tx, ty) of it.
+__device__ __forceinline__ void split_transpose_block(int bx, int by, int gy, int tx, int ty,
+                                                      int rows, int cols, const float* X,
+                                                      long long ld, float* hi, float* lo,
+                                                      long long ldp, int* guard) {
   __shared__ float tile[kTransposeTile][kTransposeTile + 1];  // tile[k][n]
-  const int c0 = blockIdx.x * kTransposeTile;
-  unsigned flagged = 0;  // bit j: column c0 + threadIdx.y + j * kTransposeRows
-  for (int r0 = blockIdx.y * kTransposeTile; r0 < rows; r0 += gridDim.y * kTransposeTile) {
+  const int c0 = bx * kTransposeTile;
+  unsigned flagged = 0;  // bit j: column c0 + ty + j * kTransposeRows
+  for (int r0 = by * kTransposeTile; r0 < rows; r0 += gy * kTransposeTile) {
 #pragma unroll
-    for (int i = threadIdx.y; i < kTransposeTile; i += kTransposeRows) {
-      const int r = r0 + i, c = c0 + threadIdx.x;
-      tile[i][threadIdx.x] = r < rows && c < cols ? X[r * ld + c] : 0.f;
+    for (int i = ty; i < kTransposeTile; i += kTransposeRows) {
+      const int r = r0 + i, c = c0 + tx;
+      tile[i][tx] = r < rows && c < cols ? X[r * ld + c] : 0.f;
     }
     __syncthreads();
 #pragma unroll
-    for (int i = threadIdx.y; i < kTransposeTile; i += kTransposeRows) {
-      const int n = c0 + i, k = r0 + threadIdx.x;  // element (n, k) of the transpose
+    for (int i = ty; i < kTransposeTile; i += kTransposeRows) {
+      const int n = c0 + i, k = r0 + tx;  // element (n, k) of the transpose
       if (n >= cols || k >= rows) continue;
-      const float x = tile[threadIdx.x][i];
+      const float x = tile[tx][i];
       split(x, &hi[n * ldp + k], &lo[n * ldp + k]);
       flagged |= static_cast<unsigned>(needs_guard(x)) << (i / kTransposeRows);
     }
@@ -132,7 +142,13 @@ __global__ void __launch_bounds__(kTransposeTile* kTransposeRows)
   }
 #pragma unroll
   for (int j = 0; j < kTransposeTile / kTransposeRows; ++j)
-    if (flagged >> j & 1) guard[c0 + threadIdx.y + j * kTransposeRows] = 1;
+    if (flagged >> j & 1) guard[c0 + ty + j * kTransposeRows] = 1;
+}
+__global__ void __launch_bounds__(kTransposeTile* kTransposeRows)
+    split_transpose(int rows, int cols, const float* X, long long ld, float* hi, float* lo,
+                    long long ldp, int* guard) {
+  split_transpose_block(blockIdx.x, blockIdx.y, gridDim.y, threadIdx.x, threadIdx.y, rows, cols, X,
+                        ld, hi, lo, ldp, guard);
 }
 
 // The epilogue of both kernels, straight from the wgmma fragment of one warpgroup: its rows
@@ -251,19 +267,26 @@ inline Split split_layout(float* W, int M, int N, int K) {
   return {W, W + a, W + 2 * a, W + 2 * a + b, reinterpret_cast<int*>(W + 2 * a + 2 * b), Kp};
 }
 
+// The pre-pass's grids: split_rows' over A (M x K), split_transpose's over B (K x N).
+inline dim3 split_rows_grid(int M, int K) {
+  return dim3((K + kSplitThreads * kSplitPerThread - 1) / (kSplitThreads * kSplitPerThread),
+              std::min(M, 65535));
+}
+inline dim3 split_transpose_grid(int N, int K) {
+  return dim3((N + kTransposeTile - 1) / kTransposeTile,
+              std::min((K + kTransposeTile - 1) / kTransposeTile, 65535));
+}
+
 // The pre-pass: the flags zeroed; A -> A_hi, A_lo; B -> Bt_hi, Bt_lo; the flags set.
 inline cudaError_t split_operands(int M, int N, int K, const float* A, int lda, const float* B,
                                   int ldb, const Split& s, cudaStream_t stream) {
   cudaError_t err = cudaMemsetAsync(s.guard, 0, (static_cast<size_t>(M) + N) * sizeof(int), stream);
   if (err != cudaSuccess) return err;
-  const dim3 gridA((K + kSplitThreads * kSplitPerThread - 1) / (kSplitThreads * kSplitPerThread),
-                   std::min(M, 65535));
-  split_rows<<<gridA, kSplitThreads, 0, stream>>>(M, K, A, lda, s.Ahi, s.Alo, s.Kp, s.guard);
+  split_rows<<<split_rows_grid(M, K), kSplitThreads, 0, stream>>>(M, K, A, lda, s.Ahi, s.Alo, s.Kp,
+                                                                  s.guard);
   err = cudaGetLastError();
   if (err != cudaSuccess) return err;
-  const dim3 gridB((N + kTransposeTile - 1) / kTransposeTile,
-                   std::min((K + kTransposeTile - 1) / kTransposeTile, 65535));
-  split_transpose<<<gridB, dim3(kTransposeTile, kTransposeRows), 0, stream>>>(
+  split_transpose<<<split_transpose_grid(N, K), dim3(kTransposeTile, kTransposeRows), 0, stream>>>(
       K, N, B, ldb, s.Bhi, s.Blo, s.Kp, s.guard + M);
   return cudaGetLastError();
 }

@@ -4,8 +4,8 @@ Counts: FFMA and every other opcode base; LDS/LDG/STS/... also by access width i
 is plain `LDS` in SASS, LDS.128 is `LDS.128` or `LDS.U.128`); how the FFMAs read their operands
 (the reuse cache, the register banks: an estimate, see operand_counts). A loop is a backward
 branch, except from the out-of-line code after the kernel's last EXIT; the main loop is the
-loop whose body holds the most FFMA, HMMA, HGMMA and IGMMA, the innermost one on a tie. Counts are
-static: one pass through the code as written.
+loop whose body holds the most HMMA, HGMMA and IGMMA (the most FFMA where it has none), the
+innermost one on a tie. Counts are static: one pass through the code as written.
 """
 import re
 import statistics
@@ -206,7 +206,8 @@ def analyse(instructions):
         described.append({"start": f"0x{start:04x}", "end": f"0x{end:04x}", "counts": mix(body),
                           "ffma_between_lds": ffma_between_lds(body), "_body": body})
     hot = max(described, default=None,
-              key=lambda lp: (arithmetic(lp["counts"]), -lp["counts"]["instructions"]))
+              key=lambda lp: (tensor(lp["counts"]) or arithmetic(lp["counts"]),
+                              -lp["counts"]["instructions"]))
     if hot and not arithmetic(hot["counts"]):
         hot = None
     return whole, hot, described
@@ -219,3 +220,10 @@ ARITHMETIC = ("FFMA", "HMMA", "HGMMA", "IGMMA")
 
 def arithmetic(counts):
     return sum(counts.get(op, 0) for op in ARITHMETIC)
+
+
+def tensor(counts):
+    """The tensor-core part of `arithmetic`: where a kernel has any, it alone ranks loops, so
+    that a loop over tiles whose epilogue adds FFMAs (a guard path) does not outrank the k loop
+    inside it."""
+    return sum(counts.get(op, 0) for op in ARITHMETIC if op != "FFMA")
