@@ -11,9 +11,14 @@
 //    transposed on the way, 4 x 4 floats a thread), while the tensor cores multiply the stage
 //    before. Any pointer alignment and leading dimension works; no workspace, and the guard
 //    flags are the block's own, in shared memory.
-//  - Slices of K for problems with few tiles of C (split-K): block (x, z) multiplies tile x over
-//    slice z into a workspace, and a second kernel adds the slices in a fixed order, applies
-//    alpha and beta, and runs the guard path; the result is bitwise the same on every run.
+//  - Slices of K for problems with few tiles of C (split-K). On the pre-pass path the slices of
+//    a tile are one thread-block cluster and add their sums in rank order through distributed
+//    shared memory (rung 17's exchange): one launch, no workspace for sums. The fused kernel's
+//    slices go through a workspace, and a second kernel adds them in a fixed order. Either way
+//    the result is bitwise the same on every run.
+//  - Many tiles: at most one block per SM, each walking several tiles, so that its producer
+//    fills the ring for the next tile while the consumers store this one; and the pre-pass's
+//    two kernels run as one launch.
 //  - The choice per problem: rung 14's pre-pass path where the pre-pass costs less than the
 //    fused kernel's split, else the fused kernel, with as many slices as fill the GPU.
 //
