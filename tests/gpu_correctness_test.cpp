@@ -178,11 +178,36 @@ std::string param_name(const ::testing::TestParamInfo<Param>& info) {
 INSTANTIATE_TEST_SUITE_P(Ladder, RungCorrectness, ::testing::ValuesIn(every_rung_and_mode()),
                          param_name);
 
+// Kernels that split K and add the slices in a fixed order: `launch` (writing C) runs three
+// times on the same inputs, C filled with NaN before each; the first result is within the FP32
+// tolerance of cuBLAS, the others bitwise the same as the first. Full-precision random inputs,
+// so that any change of summation order would show in the low bits.
+class Repeatable : public GpuTest {
+ protected:
+  template <class Launch>
+  void expect_repeatable(const Shape& s, const DeviceBuffer& A, const DeviceBuffer& B,
+                         DeviceBuffer& C, Launch&& launch) {
+    std::vector<float> first;
+    for (int run = 0; run < 3; ++run) {
+      fill_value(C.get(), C.size(), kNaN, harness_->stream());
+      CUDA_CHECK(launch());
+      sync();
+      const std::vector<float> got = to_host(C);
+      if (run == 0) {
+        first = got;
+        const Comparison c = compare_with_cublas(*harness_, s, A, B, got, Precision::fp32);
+        EXPECT_TRUE(c.pass) << "not within the FP32 tolerance of cuBLAS";
+      } else {
+        EXPECT_EQ(std::memcmp(first.data(), got.data(), got.size() * sizeof(float)), 0)
+            << "run " << run << " differs from run 0";
+      }
+    }
+  }
+};
+
 // Rung 17 sums a tile's partial products across the blocks of a cluster, in rank order: the
-// same inputs give the same bits on every run, for every tile and cluster size (1 to 16 blocks),
-// and each result is within the FP32 tolerance of cuBLAS. Full-precision random inputs, so that
-// any change of summation order would show in the low bits.
-class ClusterSplitK : public GpuTest {};
+// same bits on every run, for every tile and cluster size (1 to 16 blocks).
+class ClusterSplitK : public Repeatable {};
 
 TEST_F(ClusterSplitK, BitwiseRepeatableOnEveryTileAndClusterSize) {
   SGEMM_SKIP_UNSUPPORTED_RUNG(rung_number("cluster_splitk"));
@@ -195,30 +220,17 @@ TEST_F(ClusterSplitK, BitwiseRepeatableOnEveryTileAndClusterSize) {
       for (int ranks : {1, 2, 4, 8, 16}) {
         SCOPED_TRACE(s.str() + " config " + std::to_string(config) + " ranks " +
                      std::to_string(ranks));
-        std::vector<float> first;
-        for (int run = 0; run < 3; ++run) {
-          fill_value(C.get(), C.size(), kNaN, harness_->stream());
-          CUDA_CHECK(cluster_splitk::launch_config(config, ranks, g, harness_->stream()));
-          sync();
-          const std::vector<float> got = to_host(C);
-          if (run == 0) {
-            first = got;
-            const Comparison c = compare_with_cublas(*harness_, s, A, B, got, Precision::fp32);
-            EXPECT_TRUE(c.pass) << "not within the FP32 tolerance of cuBLAS";
-          } else {
-            EXPECT_EQ(std::memcmp(first.data(), got.data(), got.size() * sizeof(float)), 0)
-                << "run " << run << " differs from run 0";
-          }
-        }
+        expect_repeatable(s, A, B, C, [&] {
+          return cluster_splitk::launch_config(config, ranks, g, harness_->stream());
+        });
       }
   }
 }
 
 // Rung 15's pre-pass path: with one slice each block walks several tiles (1500 x 1700 has 168
 // tiles of 128 x 128 for 132 SMs; 2000 x 2100, 272), with several the slices of a tile meet in
-// a cluster (1 to 8 blocks, 3 and 5 cut the tile's rows unevenly). Bitwise the same every run,
-// within the FP32 tolerance of cuBLAS, on full-precision random inputs.
-class Rung15Paths : public GpuTest {};
+// a cluster (1 to 8 blocks, 3 and 5 cut the tile's rows unevenly).
+class Rung15Paths : public Repeatable {};
 
 TEST_F(Rung15Paths, BitwiseRepeatableOnEverySliceCount) {
   SGEMM_SKIP_UNSUPPORTED_RUNG(rung_number("every_shape_3xtf32"));
@@ -236,21 +248,9 @@ TEST_F(Rung15Paths, BitwiseRepeatableOnEverySliceCount) {
     const Gemm g = gemm_of(Problem{s}, A.get(), B.get(), C.get());
     for (int slices : r.slices) {
       SCOPED_TRACE(s.str() + " slices " + std::to_string(slices));
-      std::vector<float> first;
-      for (int run = 0; run < 3; ++run) {
-        fill_value(C.get(), C.size(), kNaN, harness_->stream());
-        CUDA_CHECK(every_shape_3xtf32::launch_config(1, slices, g, harness_->stream()));
-        sync();
-        const std::vector<float> got = to_host(C);
-        if (run == 0) {
-          first = got;
-          const Comparison c = compare_with_cublas(*harness_, s, A, B, got, Precision::fp32);
-          EXPECT_TRUE(c.pass) << "not within the FP32 tolerance of cuBLAS";
-        } else {
-          EXPECT_EQ(std::memcmp(first.data(), got.data(), got.size() * sizeof(float)), 0)
-              << "run " << run << " differs from run 0";
-        }
-      }
+      expect_repeatable(s, A, B, C, [&] {
+        return every_shape_3xtf32::launch_config(1, slices, g, harness_->stream());
+      });
     }
   }
 }
