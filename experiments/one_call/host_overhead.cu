@@ -1,0 +1,93 @@
+// Where a small problem's time goes: per call, the host's own time in the launcher (no sync;
+// the queue kept short), the GPU's time per run back to back between two events (no L2 flush),
+// and the bench's timing (L2 flushed, events around each run: Harness::time_in_turn). When the
+// host's time per call exceeds the GPU's, the bench's events wait for the host.
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Irunner \
+//        experiments/one_call/host_overhead.cu <build>/libsgemm_harness.a \
+//        <build>/libsgemm_ladder.a -lcublas -ldl -o host_overhead && ./host_overhead
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "harness.h"
+#include "report.h"
+#include "sgemm.h"
+
+namespace sgemm::every_shape_3xtf32 {
+cudaError_t launch_config(int path, int slices, const Gemm& gemm, cudaStream_t stream);
+}
+namespace sgemm::cluster_splitk {
+cudaError_t launch(const Gemm& g, cudaStream_t stream);
+}
+
+#define CHECK(x)                                          \
+  do {                                                    \
+    const cudaError_t e = (x);                            \
+    if (e != cudaSuccess) {                               \
+      std::printf("%s: %s\n", #x, cudaGetErrorString(e)); \
+      std::exit(1);                                       \
+    }                                                     \
+  } while (0)
+
+int main() {
+  using namespace sgemm;
+  Harness h(0);
+  std::printf("GPU: %s\n", describe(h.gpu()).c_str());
+  std::vector<std::string> names = {"cublas", "rung 15 prepass/1", "rung 15 prepass/4",
+                                    "rung 15 fused/8", "rung 17"};
+  std::vector<Kernel> kernels = {
+      h.kernel(kCublasRung),
+      launched([](const Gemm& g,
+                  cudaStream_t s) { return every_shape_3xtf32::launch_config(1, 1, g, s); },
+               names[1]),
+      launched([](const Gemm& g,
+                  cudaStream_t s) { return every_shape_3xtf32::launch_config(1, 4, g, s); },
+               names[2]),
+      launched([](const Gemm& g,
+                  cudaStream_t s) { return every_shape_3xtf32::launch_config(0, 8, g, s); },
+               names[3]),
+      launched(cluster_splitk::launch, names[4])};
+  cudaStream_t stream = h.stream();
+  cudaEvent_t start, stop;
+  CHECK(cudaEventCreate(&start));
+  CHECK(cudaEventCreate(&stop));
+  for (int n : {128, 512, 1000}) {
+    float *A, *B, *C;
+    CHECK(cudaMalloc(&A, sizeof(float) * n * n));
+    CHECK(cudaMalloc(&B, sizeof(float) * n * n));
+    CHECK(cudaMalloc(&C, sizeof(float) * n * n));
+    CHECK(cudaMemset(A, 0, sizeof(float) * n * n));
+    CHECK(cudaMemset(B, 0, sizeof(float) * n * n));
+    const Gemm g{n, n, n, 1.f, A, n, B, n, 0.f, C, n};
+    const Problem p{Shape{n, n, n}};
+    TimingOptions t;
+    t.block_ms = 60;
+    const std::vector<Timing> bench = h.time_in_turn(kernels, p, t);
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      constexpr int kRuns = 400, kQueue = 20;  // at most kQueue calls ahead of the GPU
+      for (int w = 0; w < 20; ++w) kernels[i](g, stream);
+      CHECK(cudaStreamSynchronize(stream));
+      double hostUs = 0;
+      for (int r = 0; r < kRuns; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        kernels[i](g, stream);
+        hostUs += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                      .count();
+        if (r % kQueue == kQueue - 1) CHECK(cudaStreamSynchronize(stream));
+      }
+      CHECK(cudaEventRecord(start, stream));
+      for (int r = 0; r < kRuns; ++r) kernels[i](g, stream);
+      CHECK(cudaEventRecord(stop, stream));
+      CHECK(cudaEventSynchronize(stop));
+      float ms = 0;
+      CHECK(cudaEventElapsedTime(&ms, start, stop));
+      std::printf("%5d^3 %-18s host %7.2f us/call   back-to-back %7.2f us/run   bench %7.2f us\n",
+                  n, names[i].c_str(), hostUs / kRuns, 1e3 * ms / kRuns, 1e3 * bench[i].median_ms);
+    }
+    CHECK(cudaFree(A));
+    CHECK(cudaFree(B));
+    CHECK(cudaFree(C));
+  }
+  return 0;
+}
