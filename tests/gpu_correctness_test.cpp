@@ -216,7 +216,7 @@ TEST_F(ClusterSplitK, BitwiseRepeatableOnEveryTileAndClusterSize) {
     fill_matrix(A.get(), s.M, s.K, s.K, Fill::uniform, 21, 0.f, harness_->stream());
     fill_matrix(B.get(), s.K, s.N, s.N, Fill::uniform, 22, 0.f, harness_->stream());
     const Gemm g = gemm_of(Problem{s}, A.get(), B.get(), C.get());
-    for (int config = 0; config < 4; ++config)
+    for (int config = 0; config < 5; ++config)
       for (int ranks : {1, 2, 4, 8, 16}) {
         SCOPED_TRACE(s.str() + " config " + std::to_string(config) + " ranks " +
                      std::to_string(ranks));
