@@ -53,8 +53,9 @@ struct Tile {
   static_assert(BM % TM == 0 && BN % TN == 0, "micro-tiles cover the block tile exactly");
   static_assert(TM % 4 == 0 && TN % 4 == 0, "a thread reads its As and Bs slices as float4s");
   static_assert(kThreads % 32 == 0 && kThreads <= 1024, "whole warps, at most 1024 threads");
-  static_assert(kThreads % BK == 0 && BM % kRowsA == 0,
-                "A's copies: a thread keeps one k, and passes of kRowsA rows cover BM");
+  static_assert(BK % 8 == 0 && kThreads / 32 % (BK / 8) == 0 && BM % kRowsA == 0,
+                "A's copies: warps of 8 k x 4 rows cover BK, and passes of kRowsA rows cover BM");
+  static_assert(BN / TN % 8 == 0 && BM / TM % 4 == 0, "warps of 4 x 8 micro-tiles");
   static_assert(kThreads % BN == 0 && BK % kRowsB == 0,
                 "B's copies: a thread keeps one column, and passes of kRowsB k cover BK");
   static_assert(kPartialFloats % 4 == 0 && kPartialFloats / 4 >= kMaxRanks,
@@ -103,39 +104,58 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN, STAGES>::kThreads)
   const int kEnd = min(K, kBegin + kSlice);
   const int kTiles = kEnd > kBegin ? (kEnd - kBegin + BK - 1) / BK : 0;
 
-  // The copies. A: a thread keeps k = tid % BK and rows tid / BK + kRowsA * i; a warp reads
-  // runs of BK consecutive floats. B: a thread keeps column tid % BN and k = tid / BN +
-  // kRowsB * i; a warp reads 32 consecutive floats of a row. Past M, N or the slice's end the
-  // copies write zeros and read nothing.
-  const int tid = threadIdx.x;
-  const int kA = tid % BK, rowA = tid / BK;
+  // The copies. A: in a warp, lanes cover 8 k by 4 rows (k = lane % 8, row = lane / 8), and
+  // warps cover BK, then the rows; a thread keeps its k and rows rowA + kRowsA * i. Each
+  // transposing store As[k][r] then lands on its own bank (k * (BM+4) + r: 4k + r mod 32), where
+  // 32 k of one row hit 8 banks four times each. B: a thread keeps column tid % BN and k = tid /
+  // BN + kRowsB * i; a warp reads 32 consecutive floats of a row.
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const int kA = warp % (BK / 8) * 8 + lane % 8, rowA = warp / (BK / 8) * 4 + lane / 8;
   const int colB = tid % BN, kB = tid / BN;
-  const float* srcA = A + static_cast<long long>(blockRow + rowA) * lda + kA;
-  const float* srcB = B + static_cast<long long>(kB) * ldb + blockCol + colB;
+  const float* srcA = A + static_cast<long long>(blockRow + rowA) * lda + kBegin + kA;
+  const float* srcB = B + static_cast<long long>(kBegin + kB) * ldb + blockCol + colB;
   const bool colValid = blockCol + colB < N;
+  // A k-tile inside C's rows and columns and the slice copies with no tests: one address and
+  // one cp.async a copy. The others test each copy, and write zeros (reading nothing) past M,
+  // N or the slice's end.
+  const bool inside = blockRow + BM <= M && blockCol + BN <= N;
   auto load_tile = [&](int t, int s) {
-    const int k0 = kBegin + t * BK;
+    const int k0 = t * BK;  // from kBegin
+    const float* a = srcA + k0;
+    const float* b = srcB + static_cast<long long>(k0) * ldb;
+    float* as = As(s) + kA * T::kStrideA + rowA;
+    float* bs = Bs(s) + kB * BN + colB;
+    if (inside && kBegin + k0 + BK <= kEnd) {
+#pragma unroll
+      for (int i = 0; i < BM / T::kRowsA; ++i)
+        copy4(as + i * T::kRowsA, a + static_cast<long long>(lda) * (i * T::kRowsA), true);
+#pragma unroll
+      for (int i = 0; i < BK / T::kRowsB; ++i)
+        copy4(bs + i * T::kRowsB * BN, b + static_cast<long long>(ldb) * (i * T::kRowsB), true);
+      return;
+    }
 #pragma unroll
     for (int i = 0; i < BM / T::kRowsA; ++i) {
-      const int r = rowA + i * T::kRowsA;
-      const bool valid = blockRow + r < M && k0 + kA < kEnd;
-      copy4(&As(s)[kA * T::kStrideA + r],
-            valid ? srcA + static_cast<long long>(i * T::kRowsA) * lda + k0 : A, valid);
+      const bool valid = blockRow + rowA + i * T::kRowsA < M && kBegin + k0 + kA < kEnd;
+      copy4(as + i * T::kRowsA, valid ? a + static_cast<long long>(lda) * (i * T::kRowsA) : A,
+            valid);
     }
 #pragma unroll
     for (int i = 0; i < BK / T::kRowsB; ++i) {
-      const int k = kB + i * T::kRowsB;
-      const bool valid = colValid && k0 + k < kEnd;
-      copy4(&Bs(s)[k * BN + colB],
-            valid ? srcB + static_cast<long long>(k0 + i * T::kRowsB) * ldb : B, valid);
+      const bool valid = colValid && kBegin + k0 + kB + i * T::kRowsB < kEnd;
+      copy4(bs + i * T::kRowsB * BN,
+            valid ? b + static_cast<long long>(ldb) * (i * T::kRowsB) : B, valid);
     }
   };
 
-  // Threads tile the block tile: tid over (BM/TM, BN/TN), column fastest.
-  const int threadCol = tid % (BN / TN);  // columns threadCol*TN ..
-  const int threadRow = tid / (BN / TN);  // rows threadRow*TM ..
-  float acc[TM * TN] = {};                // acc[i * TN + j]: (TM, TN), this thread's C
-  float regM[TM], regN[TN];               // (TM), (TN): As and Bs at one k
+  // Threads tile the block tile in warps of 4 x 8 micro-tiles (rows x columns), warps along N
+  // first: at one k a warp reads 4 float4s of As and 8 of Bs, one shared-memory wavefront
+  // each (a warp of 2 x 16 micro-tiles read 16 float4s of Bs, two wavefronts).
+  constexpr int kWarpsAlongN = BN / TN / 8;
+  const int threadCol = warp % kWarpsAlongN * 8 + lane % 8;  // columns threadCol*TN ..
+  const int threadRow = warp / kWarpsAlongN * 4 + lane / 8;  // rows threadRow*TM ..
+  float acc[TM * TN] = {};                                   // acc[i * TN + j]: (TM, TN)
+  float regM[TM], regN[TN];                                  // (TM), (TN): As and Bs at one k
 
   // The ring: STAGES-1 tiles in flight ahead of the one being read. Every thread commits one
   // group per step, empty or not, so that wait_copies<STAGES-2> always means "tile t landed".
@@ -161,10 +181,18 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN, STAGES>::kThreads)
       for (int j = 0; j < TN; j += 4)
         *reinterpret_cast<float4*>(&regN[j]) =
             *reinterpret_cast<const float4*>(&bs[k * BN + threadCol * TN + j]);
+      // Rung 10's order: pairs of columns (one register of each bank), each walked down the
+      // rows and back up for the next pair, so that every FFMA shares an operand with the one
+      // before and the operand reuse cache serves it (row by row, 80% of them read two or
+      // three operands from one bank).
 #pragma unroll
-      for (int i = 0; i < TM; ++i)
+      for (int p = 0; p < TN / 2; ++p)
 #pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i * TN + j] += regM[i] * regN[j];
+        for (int step = 0; step < TM; ++step) {
+          const int i = p % 2 == 0 ? step : TM - 1 - step;
+          acc[i * TN + 2 * p] += regM[i] * regN[2 * p];
+          acc[i * TN + 2 * p + 1] += regM[i] * regN[2 * p + 1];
+        }
     }
   }
   wait_copies<0>();  // only empty groups remain; none may land on the partial tile
