@@ -48,6 +48,10 @@ struct Tile {
   static constexpr int kPartialFloats = BM * BN;  // the partial tile (BM, BN), after the loop
   static constexpr int kSharedBytes =
       4 * (kRingFloats > kPartialFloats ? kRingFloats : kPartialFloats);
+  // Blocks of 256 threads ask for two an SM: the 128 x 128 tile then keeps to 128 registers
+  // (at 130 one block fit, and 4096^3 lost 7%). Smaller blocks: no minimum (0), which left
+  // their loops as measured (a minimum of 1 doubled the 32 x 64 tiles' register bank conflicts).
+  static constexpr int kMinBlocks = kThreads > 128 ? 2 : 0;
   static constexpr int kRowsA = kThreads / BK;  // rows of A one pass of copies covers
   static constexpr int kRowsB = kThreads / BN;  // rows of B (k) one pass covers
   static_assert(BM % TM == 0 && BN % TN == 0, "micro-tiles cover the block tile exactly");
@@ -76,12 +80,17 @@ template <int kPending>
 __device__ __forceinline__ void wait_copies() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
 }
+// Asks L2 for the line that holds p; nothing comes back to the thread.
+__device__ __forceinline__ void prefetch_l2(const float* p) {
+  asm volatile("prefetch.global.L2 [%0];\n" ::"l"(__cvta_generic_to_global(p)));
+}
 
 // Block (x, y) of a cluster of n blocks along x: tile (x / n, y) of C, over slice x % n (its
 // rank) of K. kSlice: the depth of K a block walks, a multiple of BK; rank r walks
 // [r * kSlice, min(K, (r + 1) * kSlice)), possibly nothing.
 template <int BM, int BN, int BK, int TM, int TN, int STAGES>
-__global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN, STAGES>::kThreads)
+__global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN, STAGES>::kThreads,
+                                  Tile<BM, BN, BK, TM, TN, STAGES>::kMinBlocks)
     sgemm_cluster_splitk(int M, int N, int K, int kSlice, float alpha, const float* A, int lda,
                          const float* B, int ldb, float beta, float* C, int ldc) {
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -104,12 +113,22 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN, STAGES>::kThreads)
   const int kEnd = min(K, kBegin + kSlice);
   const int kTiles = kEnd > kBegin ? (kEnd - kBegin + BK - 1) / BK : 0;
 
+  // Rank r finishes float4s [r, r+1) * kChunks / ranks of the tile (the epilogue, below). It
+  // reads that share of C after the cluster's barrier, where a miss to memory would stand alone
+  // at the end of the kernel; with beta != 0 the share is asked into L2 now.
+  constexpr int kChunks = T::kPartialFloats / 4;
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  if (beta != 0.f)
+    for (int q = rank * kChunks / ranks + tid; q < (rank + 1) * kChunks / ranks; q += T::kThreads) {
+      const int row = blockRow + q * 4 / BN, col = blockCol + q * 4 % BN;
+      if (row < M && col < N) prefetch_l2(C + static_cast<long long>(row) * ldc + col);
+    }
+
   // The copies. A: in a warp, lanes cover 8 k by 4 rows (k = lane % 8, row = lane / 8), and
   // warps cover BK, then the rows; a thread keeps its k and rows rowA + kRowsA * i. Each
   // transposing store As[k][r] then lands on its own bank (k * (BM+4) + r: 4k + r mod 32), where
   // 32 k of one row hit 8 banks four times each. B: a thread keeps column tid % BN and k = tid /
   // BN + kRowsB * i; a warp reads 32 consecutive floats of a row.
-  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const int kA = warp % (BK / 8) * 8 + lane % 8, rowA = warp / (BK / 8) * 4 + lane / 8;
   const int colB = tid % BN, kB = tid / BN;
   const float* srcA = A + static_cast<long long>(blockRow + rowA) * lda + kBegin + kA;
@@ -143,8 +162,8 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN, STAGES>::kThreads)
 #pragma unroll
     for (int i = 0; i < BK / T::kRowsB; ++i) {
       const bool valid = colValid && kBegin + k0 + kB + i * T::kRowsB < kEnd;
-      copy4(bs + i * T::kRowsB * BN,
-            valid ? b + static_cast<long long>(ldb) * (i * T::kRowsB) : B, valid);
+      copy4(bs + i * T::kRowsB * BN, valid ? b + static_cast<long long>(ldb) * (i * T::kRowsB) : B,
+            valid);
     }
   };
 
@@ -178,9 +197,10 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN, STAGES>::kThreads)
         *reinterpret_cast<float4*>(&regM[i]) =
             *reinterpret_cast<const float4*>(&as[k * T::kStrideA + threadRow * TM + i]);
 #pragma unroll
-      for (int j = 0; j < TN; j += 4)
+      for (int j = 0; j < TN; j += 4) {
         *reinterpret_cast<float4*>(&regN[j]) =
             *reinterpret_cast<const float4*>(&bs[k * BN + threadCol * TN + j]);
+      }
       // Rung 10's order: pairs of columns (one register of each bank), each walked down the
       // rows and back up for the next pair, so that every FFMA shares an operand with the one
       // before and the operand reuse cache serves it (row by row, 80% of them read two or
@@ -208,11 +228,10 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN, STAGES>::kThreads)
           acc[i * TN + j], acc[i * TN + j + 1], acc[i * TN + j + 2], acc[i * TN + j + 3]);
   hopper::cluster_sync_shared();  // every rank's partial tile is written and visible to the cluster
 
-  // Rank r finishes float4s [r, r+1) * kChunks / ranks of the tile: it reads them from every
-  // rank's P (its own included) and adds them in rank order 0, 1, ..., so that each element
-  // is the same sum, in the same order, on every run. Loads go out kInFlight ranks at a time
-  // (DSMEM latency overlaps; registers stay few), the additions stay in rank order.
-  constexpr int kChunks = T::kPartialFloats / 4;
+  // Rank r reads its share of the tile from every rank's P (its own included) and adds them in
+  // rank order 0, 1, ..., so that each element is the same sum, in the same order, on every
+  // run. Loads go out kInFlight ranks at a time (DSMEM latency overlaps; registers stay few),
+  // the additions stay in rank order.
   constexpr int kInFlight = 4;
   const int first = rank * kChunks / ranks, last = (rank + 1) * kChunks / ranks;
   for (int q = first + tid; q < last; q += T::kThreads) {

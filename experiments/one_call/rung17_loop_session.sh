@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Rung 17's loop reworked (copies of an inside k-tile untested, warps of 4 x 8 micro-tiles,
-# A's copies on 32 banks, rung 10's FFMA order): its GPU tests and rung 18's that run it, then
-# every tile and cluster size checked and timed on the few-tile shapes (configs17).
+# A's copies on 32 banks, rung 10's FFMA order; then C asked into L2 at the start): its GPU tests
+# and rung 18's that run it, then every tile and cluster size checked and timed on the few-tile
+# shapes (configs17). Ran twice: rung17_configs_v4.txt (the loop), v5 (with the prefetch).
 #   experiments/one_call/rung17_loop_session.sh
 source "$(dirname "$0")/../session_common.sh"
 B=build-gpu
