@@ -80,10 +80,6 @@ template <int kPending>
 __device__ __forceinline__ void wait_copies() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
 }
-// Asks L2 for the line that holds p; nothing comes back to the thread.
-__device__ __forceinline__ void prefetch_l2(const float* p) {
-  asm volatile("prefetch.global.L2 [%0];\n" ::"l"(__cvta_generic_to_global(p)));
-}
 
 // Block (x, y) of a cluster of n blocks along x: tile (x / n, y) of C, over slice x % n (its
 // rank) of K. kSlice: the depth of K a block walks, a multiple of BK; rank r walks
@@ -113,22 +109,12 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN, STAGES>::kThreads,
   const int kEnd = min(K, kBegin + kSlice);
   const int kTiles = kEnd > kBegin ? (kEnd - kBegin + BK - 1) / BK : 0;
 
-  // Rank r finishes float4s [r, r+1) * kChunks / ranks of the tile (the epilogue, below). It
-  // reads that share of C after the cluster's barrier, where a miss to memory would stand alone
-  // at the end of the kernel; with beta != 0 the share is asked into L2 now.
-  constexpr int kChunks = T::kPartialFloats / 4;
-  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-  if (beta != 0.f)
-    for (int q = rank * kChunks / ranks + tid; q < (rank + 1) * kChunks / ranks; q += T::kThreads) {
-      const int row = blockRow + q * 4 / BN, col = blockCol + q * 4 % BN;
-      if (row < M && col < N) prefetch_l2(C + static_cast<long long>(row) * ldc + col);
-    }
-
   // The copies. A: in a warp, lanes cover 8 k by 4 rows (k = lane % 8, row = lane / 8), and
   // warps cover BK, then the rows; a thread keeps its k and rows rowA + kRowsA * i. Each
   // transposing store As[k][r] then lands on its own bank (k * (BM+4) + r: 4k + r mod 32), where
   // 32 k of one row hit 8 banks four times each. B: a thread keeps column tid % BN and k = tid /
   // BN + kRowsB * i; a warp reads 32 consecutive floats of a row.
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const int kA = warp % (BK / 8) * 8 + lane % 8, rowA = warp / (BK / 8) * 4 + lane / 8;
   const int colB = tid % BN, kB = tid / BN;
   const float* srcA = A + static_cast<long long>(blockRow + rowA) * lda + kBegin + kA;
@@ -228,10 +214,11 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN, STAGES>::kThreads,
           acc[i * TN + j], acc[i * TN + j + 1], acc[i * TN + j + 2], acc[i * TN + j + 3]);
   hopper::cluster_sync_shared();  // every rank's partial tile is written and visible to the cluster
 
-  // Rank r reads its share of the tile from every rank's P (its own included) and adds them in
-  // rank order 0, 1, ..., so that each element is the same sum, in the same order, on every
-  // run. Loads go out kInFlight ranks at a time (DSMEM latency overlaps; registers stay few),
-  // the additions stay in rank order.
+  // Rank r finishes float4s [r, r+1) * kChunks / ranks of the tile: it reads them from every
+  // rank's P (its own included) and adds them in rank order 0, 1, ..., so that each element
+  // is the same sum, in the same order, on every run. Loads go out kInFlight ranks at a time
+  // (DSMEM latency overlaps; registers stay few), the additions stay in rank order.
+  constexpr int kChunks = T::kPartialFloats / 4;
   constexpr int kInFlight = 4;
   const int first = rank * kChunks / ranks, last = (rank + 1) * kChunks / ranks;
   for (int q = first + tid; q < last; q += T::kThreads) {
