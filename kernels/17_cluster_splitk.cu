@@ -306,6 +306,8 @@ constexpr Config kConfigs[] = {
     {128, 64, 16, &launch_tile<128, 64, 16, 8, 4, 3>},    // 256
     {128, 128, 16, &launch_tile<128, 128, 16, 8, 8, 3>},  // 256
     {32, 64, 32, &launch_tile<32, 64, 32, 4, 4, 3>},      // 128: the first, k-tiles twice as deep
+    {64, 64, 16, &launch_tile<64, 64, 16, 8, 4, 3>},      // 128: cuBLAS's small tile, 8 x 4 a
+    {64, 64, 32, &launch_tile<64, 64, 32, 8, 4, 3>},      // 128  thread (12 FFMA per LDS.128)
 };
 constexpr int kConfigCount = sizeof kConfigs / sizeof kConfigs[0];
 constexpr const Config& kSmallTile = kConfigs[0];
@@ -365,6 +367,7 @@ Plan choose(int M, int N, int K, int sms) {
 
 // For experiments/rung17 and the tests: tile `config` of the table on a cluster of `ranks`,
 // whatever the rule would choose.
+int config_count() { return kConfigCount; }
 cudaError_t launch_config(int config, int ranks, const Gemm& g, cudaStream_t stream) {
   if (config < 0 || config >= kConfigCount || ranks < 1 || ranks > kMaxRanks)
     return cudaErrorInvalidValue;

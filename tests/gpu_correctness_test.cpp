@@ -16,8 +16,9 @@
 
 // Rung 17 with its tile and cluster size forced, whatever its choice would be (the kernel file).
 namespace sgemm::cluster_splitk {
+int config_count();
 cudaError_t launch_config(int config, int ranks, const Gemm& g, cudaStream_t stream);
-}
+}  // namespace sgemm::cluster_splitk
 // Rung 15 with its path (0 fused, 1 pre-pass) and slices of K forced.
 namespace sgemm::every_shape_3xtf32 {
 cudaError_t launch_config(int path, int slices, const Gemm& gemm, cudaStream_t stream);
@@ -216,7 +217,7 @@ TEST_F(ClusterSplitK, BitwiseRepeatableOnEveryTileAndClusterSize) {
     fill_matrix(A.get(), s.M, s.K, s.K, Fill::uniform, 21, 0.f, harness_->stream());
     fill_matrix(B.get(), s.K, s.N, s.N, Fill::uniform, 22, 0.f, harness_->stream());
     const Gemm g = gemm_of(Problem{s}, A.get(), B.get(), C.get());
-    for (int config = 0; config < 5; ++config)
+    for (int config = 0; config < cluster_splitk::config_count(); ++config)
       for (int ranks : {1, 2, 4, 8, 16}) {
         SCOPED_TRACE(s.str() + " config " + std::to_string(config) + " ranks " +
                      std::to_string(ranks));
