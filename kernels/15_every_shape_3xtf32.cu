@@ -473,7 +473,7 @@ __global__ void sgemm_every_shape_3xtf32_sum(int M, int N, int K, int slices, fl
 // would, the rest split and transpose B as split_transpose's would. The two halves run side by
 // side, and a small problem waits for one launch instead of two (at 1000^3 the two took 4.8 and
 // 6.6 us, one after the other).
-static_assert(kSplitThreads == kTransposeTile * kTransposeRows, "both halves: 256 threads");
+static_assert(kSplitThreads == kTransposeThreads, "both halves: 256 threads");
 __global__ void __launch_bounds__(kSplitThreads)
     split_both(int M, int N, int K, const float* A, int lda, const float* B, int ldb, Split s,
                dim3 gridA, dim3 gridB) {
@@ -484,8 +484,8 @@ __global__ void __launch_bounds__(kSplitThreads)
                      s.guard);
   else
     split_transpose_block((b - blocksA) % gridB.x, (b - blocksA) / gridB.x, gridB.y,
-                          threadIdx.x % kTransposeTile, threadIdx.x / kTransposeTile, K, N, B, ldb,
-                          s.Bhi, s.Blo, s.Kp, s.guard + M);
+                          threadIdx.x % kTransposeThreadsX, threadIdx.x / kTransposeThreadsX, K, N,
+                          B, ldb, s.Bhi, s.Blo, s.Kp, s.guard + M);
 }
 
 // The pre-pass (split_operands) with its kernels as one launch: the flags zeroed, then both.

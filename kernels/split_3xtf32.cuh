@@ -72,9 +72,10 @@ __device__ float fp32_dot(const float* A, int lda, const float* B, int ldb, int 
 // A (rows x cols, leading dimension ld, any alignment) -> hi, lo (leading dimension ldp), same
 // orientation: K stays contiguous; guard[r] = 1 where row r holds an input needs_guard names
 // (guard is zeroed before; every writer writes the same 1, once a thread per row). Each thread
-// splits 4 elements 256 apart (4 loads in flight); a warp reads and writes 128 contiguous bytes.
+// splits 8 elements 256 apart (8 loads in flight: with 4, 4096 x 256 x 4096 moved 3.8 TB/s); a
+// warp reads and writes 128 contiguous bytes.
 constexpr int kSplitThreads = 256;
-constexpr int kSplitPerThread = 4;
+constexpr int kSplitPerThread = 8;
 // Block (bx, by) of a (gx, gy) grid of kSplitThreads threads.
 __device__ __forceinline__ void split_rows_block(int bx, int by, int gx, int gy, int rows, int cols,
                                                  const float* X, long long ld, float* hi, float* lo,
@@ -109,42 +110,54 @@ __global__ void __launch_bounds__(kSplitThreads)
 }
 
 // B (rows = K x cols = N, leading dimension ld) -> hi, lo transposed (N x K, leading dimension
-// ldp), through a 32 x 32 tile in shared memory (33 columns: the transposed reads hit 32
+// ldp), through a 64 x 64 tile in shared memory (65 columns: the transposed reads hit 32
 // banks), so that both the reads along n and the writes along k are coalesced; guard[n] = 1
-// where column n of B holds an input needs_guard names.
-constexpr int kTransposeTile = 32;
-constexpr int kTransposeRows = 8;  // blockDim.y: each thread moves 4 elements
-// Block (bx, by) of a (gx, gy) grid of (kTransposeTile, kTransposeRows) threads; this thread is
-// (tx, ty) of it.
+// where column n of B holds an input needs_guard names. Each thread loads its 16 elements before
+// it stores any: a 32 x 32 tile, 4 loads a thread, kept too few bytes in flight to cover the
+// memory's latency (256 x 4096 x 4096: 2.6 TB/s, where split_rows moves 3.8).
+constexpr int kTransposeTile = 64;
+constexpr int kTransposeThreadsX = 32;  // blockDim.x: a warp spans 32 consecutive floats
+constexpr int kTransposeRows = 8;       // blockDim.y
+constexpr int kTransposeThreads = kTransposeThreadsX * kTransposeRows;
+// Block (bx, by) of a (gx, gy) grid of (kTransposeThreadsX, kTransposeRows) threads; this thread
+// is (tx, ty) of it.
 __device__ __forceinline__ void split_transpose_block(int bx, int by, int gy, int tx, int ty,
                                                       int rows, int cols, const float* X,
                                                       long long ld, float* hi, float* lo,
                                                       long long ldp, int* guard) {
-  __shared__ float tile[kTransposeTile][kTransposeTile + 1];  // tile[k][n]
+  __shared__ float tile[kTransposeTile][kTransposeTile + 1];    // tile[k][n]
+  constexpr int kSteps = kTransposeTile / kTransposeRows;       // rows of the tile per thread
+  constexpr int kHalves = kTransposeTile / kTransposeThreadsX;  // columns per thread
   const int c0 = bx * kTransposeTile;
   unsigned flagged = 0;  // bit j: column c0 + ty + j * kTransposeRows
   for (int r0 = by * kTransposeTile; r0 < rows; r0 += gy * kTransposeTile) {
 #pragma unroll
-    for (int i = ty; i < kTransposeTile; i += kTransposeRows) {
-      const int r = r0 + i, c = c0 + tx;
-      tile[i][tx] = r < rows && c < cols ? X[r * ld + c] : 0.f;
-    }
+    for (int j = 0; j < kSteps; ++j)
+#pragma unroll
+      for (int h = 0; h < kHalves; ++h) {
+        const int i = ty + j * kTransposeRows, x = tx + h * kTransposeThreadsX;
+        const int r = r0 + i, c = c0 + x;
+        tile[i][x] = r < rows && c < cols ? X[r * ld + c] : 0.f;
+      }
     __syncthreads();
 #pragma unroll
-    for (int i = ty; i < kTransposeTile; i += kTransposeRows) {
-      const int n = c0 + i, k = r0 + tx;  // element (n, k) of the transpose
-      if (n >= cols || k >= rows) continue;
-      const float x = tile[tx][i];
-      split(x, &hi[n * ldp + k], &lo[n * ldp + k]);
-      flagged |= static_cast<unsigned>(needs_guard(x)) << (i / kTransposeRows);
-    }
+    for (int j = 0; j < kSteps; ++j)
+#pragma unroll
+      for (int h = 0; h < kHalves; ++h) {
+        const int i = ty + j * kTransposeRows, x = tx + h * kTransposeThreadsX;
+        const int n = c0 + i, k = r0 + x;  // element (n, k) of the transpose
+        if (n >= cols || k >= rows) continue;
+        const float v = tile[x][i];
+        split(v, &hi[n * ldp + k], &lo[n * ldp + k]);
+        flagged |= static_cast<unsigned>(needs_guard(v)) << j;
+      }
     __syncthreads();
   }
 #pragma unroll
-  for (int j = 0; j < kTransposeTile / kTransposeRows; ++j)
+  for (int j = 0; j < kSteps; ++j)
     if (flagged >> j & 1) guard[c0 + ty + j * kTransposeRows] = 1;
 }
-__global__ void __launch_bounds__(kTransposeTile* kTransposeRows)
+__global__ void __launch_bounds__(kTransposeThreads)
     split_transpose(int rows, int cols, const float* X, long long ld, float* hi, float* lo,
                     long long ldp, int* guard) {
   split_transpose_block(blockIdx.x, blockIdx.y, gridDim.y, threadIdx.x, threadIdx.y, rows, cols, X,
@@ -286,7 +299,7 @@ inline cudaError_t split_operands(int M, int N, int K, const float* A, int lda, 
                                                                   s.guard);
   err = cudaGetLastError();
   if (err != cudaSuccess) return err;
-  split_transpose<<<split_transpose_grid(N, K), dim3(kTransposeTile, kTransposeRows), 0, stream>>>(
-      K, N, B, ldb, s.Bhi, s.Blo, s.Kp, s.guard + M);
+  split_transpose<<<split_transpose_grid(N, K), dim3(kTransposeThreadsX, kTransposeRows), 0,
+                    stream>>>(K, N, B, ldb, s.Bhi, s.Blo, s.Kp, s.guard + M);
   return cudaGetLastError();
 }
