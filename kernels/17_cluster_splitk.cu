@@ -160,7 +160,7 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN, STAGES>::kThreads,
   const int threadCol = warp % kWarpsAlongN * 8 + lane % 8;  // columns threadCol*TN ..
   const int threadRow = warp / kWarpsAlongN * 4 + lane / 8;  // rows threadRow*TM ..
   float acc[TM * TN] = {};                                   // acc[i * TN + j]: (TM, TN)
-  float regM[TM], regN[TN];                                  // (TM), (TN): As and Bs at one k
+  float regM[2][TM], regN[2][TN];  // (2, TM), (2, TN): As and Bs at k and k + 1
 
   // The ring: STAGES-1 tiles in flight ahead of the one being read. Every thread commits one
   // group per step, empty or not, so that wait_copies<STAGES-2> always means "tile t landed".
@@ -176,28 +176,36 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN, STAGES>::kThreads,
     commit();
     const float* as = As(t % STAGES);
     const float* bs = Bs(t % STAGES);
-#pragma unroll
-    for (int k = 0; k < BK; ++k) {
+    // As and Bs at one k into registers, two sets: k + 1's loads go out before k's FFMAs, so
+    // that their latency passes under them (with one set the first FFMA of each k waited on
+    // its LDS: ncu's short-scoreboard stall, 31% of the loop's cycles at 512^3).
+    auto load_k = [&](int k, float* m, float* n) {
 #pragma unroll
       for (int i = 0; i < TM; i += 4)
-        *reinterpret_cast<float4*>(&regM[i]) =
+        *reinterpret_cast<float4*>(&m[i]) =
             *reinterpret_cast<const float4*>(&as[k * T::kStrideA + threadRow * TM + i]);
 #pragma unroll
-      for (int j = 0; j < TN; j += 4) {
-        *reinterpret_cast<float4*>(&regN[j]) =
+      for (int j = 0; j < TN; j += 4)
+        *reinterpret_cast<float4*>(&n[j]) =
             *reinterpret_cast<const float4*>(&bs[k * BN + threadCol * TN + j]);
-      }
-      // Rung 10's order: pairs of columns (one register of each bank), each walked down the
-      // rows and back up for the next pair, so that every FFMA shares an operand with the one
-      // before and the operand reuse cache serves it (row by row, 80% of them read two or
-      // three operands from one bank).
+    };
+    load_k(0, regM[0], regN[0]);
+#pragma unroll
+    for (int k = 0; k < BK; ++k) {
+      const float* m = regM[k % 2];
+      const float* n = regN[k % 2];
+      if (k + 1 < BK) load_k(k + 1, regM[(k + 1) % 2], regN[(k + 1) % 2]);
+        // Rung 10's order: pairs of columns (one register of each bank), each walked down the
+        // rows and back up for the next pair, so that every FFMA shares an operand with the one
+        // before and the operand reuse cache serves it (row by row, 80% of them read two or
+        // three operands from one bank).
 #pragma unroll
       for (int p = 0; p < TN / 2; ++p)
 #pragma unroll
         for (int step = 0; step < TM; ++step) {
           const int i = p % 2 == 0 ? step : TM - 1 - step;
-          acc[i * TN + 2 * p] += regM[i] * regN[2 * p];
-          acc[i * TN + 2 * p + 1] += regM[i] * regN[2 * p + 1];
+          acc[i * TN + 2 * p] += m[i] * n[2 * p];
+          acc[i * TN + 2 * p + 1] += m[i] * n[2 * p + 1];
         }
     }
   }
@@ -308,6 +316,8 @@ constexpr Config kConfigs[] = {
     {32, 64, 32, &launch_tile<32, 64, 32, 4, 4, 3>},      // 128: the first, k-tiles twice as deep
     {64, 64, 16, &launch_tile<64, 64, 16, 8, 4, 3>},      // 128: cuBLAS's small tile, 8 x 4 a
     {64, 64, 32, &launch_tile<64, 64, 32, 8, 4, 3>},      // 128  thread (12 FFMA per LDS.128)
+    {32, 64, 16, &launch_tile<32, 64, 16, 8, 4, 3>},      // 64: the first, 8 x 4 a thread
+    {32, 64, 32, &launch_tile<32, 64, 32, 4, 4, 4>},      // 128: the fifth, four buffers
 };
 constexpr int kConfigCount = sizeof kConfigs / sizeof kConfigs[0];
 constexpr const Config& kSmallTile = kConfigs[0];

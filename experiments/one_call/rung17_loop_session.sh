@@ -2,7 +2,7 @@
 # Rung 17's loop reworked (copies of an inside k-tile untested, warps of 4 x 8 micro-tiles,
 # A's copies on 32 banks, rung 10's FFMA order; then C asked into L2 at the start): its GPU tests
 # and rung 18's that run it, then every tile and cluster size checked and timed on the few-tile
-# shapes (configs17). Ran twice: rung17_configs_v4.txt (the loop), v5 (with the prefetch).
+# shapes (configs17). Ran as rung17_configs_v4 (the loop), v5 (with the prefetch), v6, v7.
 #   experiments/one_call/rung17_loop_session.sh
 source "$(dirname "$0")/../session_common.sh"
 B=build-gpu
