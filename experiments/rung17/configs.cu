@@ -29,6 +29,9 @@ int main(int argc, char** argv) {
   std::printf("GPU: %s; blocks of >= %.0f ms\n", describe(h.gpu()).c_str(), timing.block_ms);
   const char* const tiles[] = {"32x64",    "64x64",       "128x64",   "128x128",   "32x64k32",
                                "64x64t84", "64x64t84k32", "32x64t84", "32x64k32s4"};
+  std::vector<std::string> names = {"cublas", "rung11", "choice"};
+  std::vector<Kernel> kernels = {h.kernel(kCublasRung), h.kernel(11),
+                                 launched(r17::launch, "rung 17")};
   for (int config = 0; config < r17::config_count(); ++config)
     for (int ranks : {1, 2, 3, 4, 8, 16}) {
       names.push_back(std::string(tiles[config]) + "/" + std::to_string(ranks));
