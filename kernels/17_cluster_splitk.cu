@@ -304,9 +304,10 @@ struct Config {
 };
 
 // Every tile was measured with clusters of 1 to 16 blocks on 13 shapes (NVIDIA H200,
-// experiments/rung17/configs.cu, results/h200/experiments/rung17_configs_v1.txt, and v3 for the
-// last). choose() below takes the first or the last (small problems) or the fourth (the rest);
-// the two between stay for the experiment and the tests, which run every tile.
+// experiments/rung17/configs.cu, results/h200/experiments/rung17_configs_v1.txt, v3 and v7 for
+// the later ones). choose() below takes the first (small problems), the seventh (small problems
+// with long slices) or the fourth (the rest); the others stay for the experiment and the tests,
+// which run every tile.
 //                                   BM   BN  BK  TM TN STAGES
 constexpr Config kConfigs[] = {
     {32, 64, 16, &launch_tile<32, 64, 16, 4, 4, 3>},      // 128 threads
@@ -322,11 +323,12 @@ constexpr Config kConfigs[] = {
 constexpr int kConfigCount = sizeof kConfigs / sizeof kConfigs[0];
 constexpr const Config& kSmallTile = kConfigs[0];
 constexpr const Config& kLargeTile = kConfigs[3];
-constexpr const Config& kDeepSmallTile = kConfigs[4];
-// From this depth of K per rank on, the small tile walks it in k-tiles of 32: half the barriers
-// and twice the copies in flight per k-tile (rung17_configs_v3.txt: 512^3 95.7% against 90.2%,
-// 128 x 128 x 4096 82.7% against 75.5%; at 128^3 and 256^3, whose ranks walk 16 and 32 k, the
-// 16-deep tile stays 3% faster).
+constexpr const Config& kDeepTile = kConfigs[6];
+// From this depth of K per rank on (as the small tile's ranks cut it), a small problem takes the
+// 64 x 64 tile with 8 x 4 a thread and k-tiles of 32, one block an SM: more FFMAs per shared
+// load and per barrier (rung17_configs_v7.txt: 512^3 105.1% against 101.0% for the small tile,
+// 128 x 128 x 4096 90.6% against 84.4%; at 128^3 and 256^3, whose ranks walk 16 and 32 k, the
+// small tile stays the fastest).
 constexpr int kDeepFrom = 256;
 
 struct Plan {
@@ -354,7 +356,8 @@ int ranks_for(long long tiles, long long maxBlocks, int K, int BK) {
 //  - Few tiles (the 32 x 64 tiles fit in one wave): the small tile, K split until about two
 //    blocks per SM. At 128^3, 256^3, 512^3 and 128 x 128 x 4096 that was the fastest of the 20
 //    variants (8, 8, 2 and 16 blocks a cluster); at 256^3 and 512^3 four per SM lost 13% and 7%.
-//    Where a rank's slice is kDeepFrom deep or more, in k-tiles of 32 (kDeepSmallTile).
+//    Where a rank's slice is then kDeepFrom deep or more, the deep tile instead, K split until
+//    its tiles fill the SMs once (v7: at 512^3 2 blocks a cluster, at 128 x 128 x 4096 16).
 //  - Else the 128 x 128 tile, whose loop is the fastest per k on long K, split until the tiles
 //    fill the SMs once: 1000^3, 1024^3, 4096 x 256 x 4096 and 1024 x 1024 x 65536 took 2 blocks
 //    a cluster, the fastest there; at 2048^3 and 4096^3, 1 (within 1% of the fastest).
@@ -369,8 +372,9 @@ Plan choose(int M, int N, int K, int sms) {
   plan.ranks = ranks_for(tiles(c), maxBlocks, K, c.BK);
   plan.kSlice = slice_of(K, plan.ranks, c.BK);
   if (&c == &kSmallTile && plan.kSlice >= kDeepFrom) {
-    plan.config = &kDeepSmallTile;  // the same tile and ranks, deeper k-tiles
-    plan.kSlice = slice_of(K, plan.ranks, kDeepSmallTile.BK);
+    plan.config = &kDeepTile;
+    plan.ranks = ranks_for(tiles(kDeepTile), sms, K, kDeepTile.BK);
+    plan.kSlice = slice_of(K, plan.ranks, kDeepTile.BK);
   }
   return plan;
 }

@@ -72,10 +72,10 @@ __device__ float fp32_dot(const float* A, int lda, const float* B, int ldb, int 
 // A (rows x cols, leading dimension ld, any alignment) -> hi, lo (leading dimension ldp), same
 // orientation: K stays contiguous; guard[r] = 1 where row r holds an input needs_guard names
 // (guard is zeroed before; every writer writes the same 1, once a thread per row). Each thread
-// splits 8 elements 256 apart (8 loads in flight: with 4, 4096 x 256 x 4096 moved 3.8 TB/s); a
-// warp reads and writes 128 contiguous bytes.
+// splits 4 elements 256 apart (4 loads in flight; 8 moved no more bytes a second); a warp reads
+// and writes 128 contiguous bytes.
 constexpr int kSplitThreads = 256;
-constexpr int kSplitPerThread = 8;
+constexpr int kSplitPerThread = 4;
 // Block (bx, by) of a (gx, gy) grid of kSplitThreads threads.
 __device__ __forceinline__ void split_rows_block(int bx, int by, int gx, int gy, int rows, int cols,
                                                  const float* X, long long ld, float* hi, float* lo,
