@@ -476,21 +476,26 @@ __global__ void sgemm_every_shape_3xtf32_sum(int M, int N, int K, int slices, fl
 static_assert(kSplitThreads == kTransposeThreads, "both halves: 256 threads");
 __global__ void __launch_bounds__(kSplitThreads)
     split_both(int M, int N, int K, const float* A, int lda, const float* B, int ldb, Split s,
-               dim3 gridA, dim3 gridB) {
+               dim3 gridA, dim3 gridB, int tileB) {
   const int blocksA = static_cast<int>(gridA.x * gridA.y);
   const int b = static_cast<int>(blockIdx.x);
   if (b < blocksA)
     split_rows_block(b % gridA.x, b / gridA.x, gridA.x, gridA.y, M, K, A, lda, s.Ahi, s.Alo, s.Kp,
                      s.guard);
+  else if (tileB == 64)
+    split_transpose_block<64>((b - blocksA) % gridB.x, (b - blocksA) / gridB.x, gridB.y,
+                              threadIdx.x % kTransposeThreadsX, threadIdx.x / kTransposeThreadsX, K,
+                              N, B, ldb, s.Bhi, s.Blo, s.Kp, s.guard + M);
   else
-    split_transpose_block((b - blocksA) % gridB.x, (b - blocksA) / gridB.x, gridB.y,
-                          threadIdx.x % kTransposeThreadsX, threadIdx.x / kTransposeThreadsX, K, N,
-                          B, ldb, s.Bhi, s.Blo, s.Kp, s.guard + M);
+    split_transpose_block<32>((b - blocksA) % gridB.x, (b - blocksA) / gridB.x, gridB.y,
+                              threadIdx.x % kTransposeThreadsX, threadIdx.x / kTransposeThreadsX, K,
+                              N, B, ldb, s.Bhi, s.Blo, s.Kp, s.guard + M);
 }
 
 // The pre-pass (split_operands) with its kernels as one launch: the flags zeroed, then both.
 inline cudaError_t split_operands_together(const Gemm& g, const Split& s, cudaStream_t stream) {
-  const dim3 gridA = split_rows_grid(g.M, g.K), gridB = split_transpose_grid(g.N, g.K);
+  const int tileB = transpose_tile_for(g.N, g.K);
+  const dim3 gridA = split_rows_grid(g.M, g.K), gridB = split_transpose_grid(g.N, g.K, tileB);
   const long long blocks =
       static_cast<long long>(gridA.x) * gridA.y + static_cast<long long>(gridB.x) * gridB.y;
   if (blocks > 0x7fffffff) return split_operands(g.M, g.N, g.K, g.A, g.lda, g.B, g.ldb, s, stream);
@@ -498,7 +503,7 @@ inline cudaError_t split_operands_together(const Gemm& g, const Split& s, cudaSt
       cudaMemsetAsync(s.guard, 0, (static_cast<size_t>(g.M) + g.N) * sizeof(int), stream);
   if (err != cudaSuccess) return err;
   split_both<<<static_cast<unsigned>(blocks), kSplitThreads, 0, stream>>>(
-      g.M, g.N, g.K, g.A, g.lda, g.B, g.ldb, s, gridA, gridB);
+      g.M, g.N, g.K, g.A, g.lda, g.B, g.ldb, s, gridA, gridB, tileB);
   return cudaGetLastError();
 }
 

@@ -109,8 +109,12 @@ std::vector<double> predict_micros(const Table& table, int M, int N, int K) {
   return micros;
 }
 
+bool data_dependent(const std::string& candidate) { return candidate == "ozaki_int8"; }
+
 int choose(const Table& table, int M, int N, int K, const std::vector<bool>& usable) {
-  const std::vector<double> micros = predict_micros(table, M, N, K);
+  std::vector<double> micros = predict_micros(table, M, N, K);
+  for (size_t c = 0; c < micros.size(); ++c)
+    if (data_dependent(table.candidates[c])) micros[c] *= kDataDependentMargin;
   int best = -1;
   for (size_t c = 0; c < micros.size(); ++c)
     if ((usable.empty() || usable[c]) && (best < 0 || micros[c] < micros[best]))

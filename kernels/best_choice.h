@@ -35,8 +35,19 @@ const Table& table();
 // problem's 2MNK FLOPs at that rate.
 std::vector<double> predict_micros(const Table& table, int M, int N, int K);
 
-// The column with the fastest prediction among those `usable` allows (all when it is empty);
-// the first on a tie; -1 when none is usable.
+// A candidate whose speed depends on the values, not only the shape, must be predicted this
+// much faster than the best other to be chosen. The table's rates are of uniform inputs; rung
+// 16's certificate sends wide-range rows and columns to rung 15 after its own pre-pass, and on
+// such inputs (results/h200/rung16_inputs.json) it ran 0.94-0.97x rung 15's speed where it ran
+// 1.00-1.23x on uniform ones. Past this margin its gain on well-scaled inputs (1.19-1.37x at
+// 8192^3 and 16384^3) outweighs that loss; below it, rung 15's speed holds for any inputs. The
+// margin also covers the interpolation's error on rung 16, whose rate swings with the shape's
+// alignment more than the grid shows (6000^3: 193% of cuBLAS SGEMM measured, ~235% predicted).
+constexpr double kDataDependentMargin = 1.10;
+bool data_dependent(const std::string& candidate);  // rung 16, "ozaki_int8"
+// The column with the fastest prediction among those `usable` allows (all when it is empty),
+// a data-dependent column's time taken kDataDependentMargin times longer; the first on a tie;
+// -1 when none is usable.
 int choose(const Table& table, int M, int N, int K, const std::vector<bool>& usable = {});
 
 }  // namespace sgemm::best

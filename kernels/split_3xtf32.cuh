@@ -110,27 +110,34 @@ __global__ void __launch_bounds__(kSplitThreads)
 }
 
 // B (rows = K x cols = N, leading dimension ld) -> hi, lo transposed (N x K, leading dimension
-// ldp), through a 64 x 64 tile in shared memory (65 columns: the transposed reads hit 32
-// banks), so that both the reads along n and the writes along k are coalesced; guard[n] = 1
-// where column n of B holds an input needs_guard names. Each thread loads its 16 elements before
-// it stores any: a 32 x 32 tile, 4 loads a thread, kept too few bytes in flight to cover the
-// memory's latency (256 x 4096 x 4096: 2.6 TB/s, where split_rows moves 3.8).
-constexpr int kTransposeTile = 64;
+// ldp), through a kTile x kTile tile in shared memory (kTile + 1 columns: the transposed reads
+// hit 32 banks), so that both the reads along n and the writes along k are coalesced; guard[n] =
+// 1 where column n of B holds an input needs_guard names. Each thread loads its kTile^2 / 256
+// elements before it stores any. Large B takes 64 x 64 tiles (16 loads a thread): with 32 x 32,
+// 4 a thread, too few bytes were in flight to cover the memory's latency (256 x 4096 x 4096:
+// 2.6 TB/s, where split_rows moves 3.8). Small B keeps 32 x 32: four times the blocks, each done
+// sooner (1000^3 lost 3 us with 64 x 64).
 constexpr int kTransposeThreadsX = 32;  // blockDim.x: a warp spans 32 consecutive floats
 constexpr int kTransposeRows = 8;       // blockDim.y
 constexpr int kTransposeThreads = kTransposeThreadsX * kTransposeRows;
+constexpr long long kWideTransposeFrom = 1LL << 22;  // elements of B from which 64 x 64 pays
+inline int transpose_tile_for(int N, int K) {
+  return static_cast<long long>(N) * K >= kWideTransposeFrom ? 64 : 32;
+}
 // Block (bx, by) of a (gx, gy) grid of (kTransposeThreadsX, kTransposeRows) threads; this thread
 // is (tx, ty) of it.
+template <int kTile>
 __device__ __forceinline__ void split_transpose_block(int bx, int by, int gy, int tx, int ty,
                                                       int rows, int cols, const float* X,
                                                       long long ld, float* hi, float* lo,
                                                       long long ldp, int* guard) {
-  __shared__ float tile[kTransposeTile][kTransposeTile + 1];    // tile[k][n]
-  constexpr int kSteps = kTransposeTile / kTransposeRows;       // rows of the tile per thread
-  constexpr int kHalves = kTransposeTile / kTransposeThreadsX;  // columns per thread
-  const int c0 = bx * kTransposeTile;
+  static_assert(kTile % kTransposeThreadsX == 0 && kTile / kTransposeRows <= 32, "the tile");
+  __shared__ float tile[kTile][kTile + 1];             // tile[k][n]
+  constexpr int kSteps = kTile / kTransposeRows;       // rows of the tile per thread
+  constexpr int kHalves = kTile / kTransposeThreadsX;  // columns per thread
+  const int c0 = bx * kTile;
   unsigned flagged = 0;  // bit j: column c0 + ty + j * kTransposeRows
-  for (int r0 = by * kTransposeTile; r0 < rows; r0 += gy * kTransposeTile) {
+  for (int r0 = by * kTile; r0 < rows; r0 += gy * kTile) {
 #pragma unroll
     for (int j = 0; j < kSteps; ++j)
 #pragma unroll
@@ -157,11 +164,12 @@ __device__ __forceinline__ void split_transpose_block(int bx, int by, int gy, in
   for (int j = 0; j < kSteps; ++j)
     if (flagged >> j & 1) guard[c0 + ty + j * kTransposeRows] = 1;
 }
+template <int kTile>
 __global__ void __launch_bounds__(kTransposeThreads)
     split_transpose(int rows, int cols, const float* X, long long ld, float* hi, float* lo,
                     long long ldp, int* guard) {
-  split_transpose_block(blockIdx.x, blockIdx.y, gridDim.y, threadIdx.x, threadIdx.y, rows, cols, X,
-                        ld, hi, lo, ldp, guard);
+  split_transpose_block<kTile>(blockIdx.x, blockIdx.y, gridDim.y, threadIdx.x, threadIdx.y, rows,
+                               cols, X, ld, hi, lo, ldp, guard);
 }
 
 // The epilogue of both kernels, straight from the wgmma fragment of one warpgroup: its rows
@@ -285,9 +293,8 @@ inline dim3 split_rows_grid(int M, int K) {
   return dim3((K + kSplitThreads * kSplitPerThread - 1) / (kSplitThreads * kSplitPerThread),
               std::min(M, 65535));
 }
-inline dim3 split_transpose_grid(int N, int K) {
-  return dim3((N + kTransposeTile - 1) / kTransposeTile,
-              std::min((K + kTransposeTile - 1) / kTransposeTile, 65535));
+inline dim3 split_transpose_grid(int N, int K, int tile) {
+  return dim3((N + tile - 1) / tile, std::min((K + tile - 1) / tile, 65535));
 }
 
 // The pre-pass: the flags zeroed; A -> A_hi, A_lo; B -> Bt_hi, Bt_lo; the flags set.
@@ -299,7 +306,11 @@ inline cudaError_t split_operands(int M, int N, int K, const float* A, int lda, 
                                                                   s.guard);
   err = cudaGetLastError();
   if (err != cudaSuccess) return err;
-  split_transpose<<<split_transpose_grid(N, K), dim3(kTransposeThreadsX, kTransposeRows), 0,
-                    stream>>>(K, N, B, ldb, s.Bhi, s.Blo, s.Kp, s.guard + M);
+  const int tile = transpose_tile_for(N, K);
+  const dim3 grid = split_transpose_grid(N, K, tile), block(kTransposeThreadsX, kTransposeRows);
+  if (tile == 64)
+    split_transpose<64><<<grid, block, 0, stream>>>(K, N, B, ldb, s.Bhi, s.Blo, s.Kp, s.guard + M);
+  else
+    split_transpose<32><<<grid, block, 0, stream>>>(K, N, B, ldb, s.Bhi, s.Blo, s.Kp, s.guard + M);
   return cudaGetLastError();
 }

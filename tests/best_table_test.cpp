@@ -46,14 +46,19 @@ TEST(BestTable, CandidatesAreOtherFp32Rungs) {
   }
 }
 
+// A data-dependent candidate's rate counts kDataDependentMargin times less (best_choice.h).
 TEST(BestTable, AtAGridShapeTheFastestMeasuredRateWins) {
   const Table& t = table();
   for (size_t m = 0; m < t.Ms.size(); ++m)
     for (size_t n = 0; n < t.Ns.size(); ++n)
       for (size_t k = 0; k < t.Ks.size(); ++k) {
+        auto counted = [&](size_t c) {
+          const double r = t.rate(m, n, k, c);
+          return data_dependent(t.candidates[c]) ? r / kDataDependentMargin : r;
+        };
         size_t fastest = 0;
         for (size_t c = 1; c < t.candidates.size(); ++c)
-          if (t.rate(m, n, k, c) > t.rate(m, n, k, fastest)) fastest = c;
+          if (counted(c) > counted(fastest)) fastest = c;
         EXPECT_EQ(choose(t, t.Ms[m], t.Ns[n], t.Ks[k]), int(fastest))
             << t.Ms[m] << "x" << t.Ns[n] << "x" << t.Ks[k];
       }
@@ -122,6 +127,27 @@ TEST(BestChoice, TakesTheFastestUsableFirstOnATie) {
   Table tie = t;
   for (size_t i = 0; i < tie.rates.size(); i += 2) tie.rates[i] = tie.rates[i + 1];
   EXPECT_EQ(choose(tie, 400, 400, 1000), 0);
+}
+
+// Rung 16 ("ozaki_int8") is chosen only where it is predicted kDataDependentMargin times faster
+// than the best other candidate; any other candidate, where it is faster at all.
+TEST(BestChoice, ADataDependentCandidateNeedsItsMargin) {
+  ASSERT_TRUE(data_dependent("ozaki_int8"));
+  ASSERT_FALSE(data_dependent("every_shape_3xtf32"));
+  ASSERT_GT(kDataDependentMargin, 1.0);
+  Table t;
+  t.candidates = {"every_shape_3xtf32", "ozaki_int8"};
+  t.Ms = t.Ns = t.Ks = {100, 1000};
+  for (double gain :
+       {1.05, 1.0 + (kDataDependentMargin - 1) / 2, kDataDependentMargin * 1.01, 1.5}) {
+    t.rates.clear();
+    for (int i = 0; i < 8; ++i) t.rates.insert(t.rates.end(), {1000, 1000 * gain});
+    t.rows = 8;
+    EXPECT_EQ(choose(t, 300, 300, 300), gain > kDataDependentMargin ? 1 : 0) << gain;
+    Table plain = t;
+    plain.candidates[1] = "shape_only";
+    EXPECT_EQ(choose(plain, 300, 300, 300), 1) << gain;
+  }
 }
 
 }  // namespace
