@@ -18,8 +18,8 @@
 //
 // The launcher picks a tile and a cluster size per problem by a rule read off measurements
 // (choose(), below; docs/17_cluster_splitk.md). On an H200 that beat cuBLAS SGEMM from 64^3 to
-// 256^3 (124-170%) and lost from 512^3 up (89% there), where rungs 11 and 15 are faster: rung 18
-// routes only small problems here, but every shape is correct.
+// 512^3 (104-170%) and lost from about 1000^3 up (81-93%), where rungs 11 and 15 are faster:
+// rung 18 routes only small problems here, but every shape is correct.
 // Needs: sm_90a   (cmake/ladder.cmake finds this line: CMakeLists.txt builds the file for it)
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>

@@ -1,12 +1,13 @@
 // Rung 18: the one call's choice. The ladder now has several FP32-accurate paths, and none is
-// fastest everywhere: on an H200, rung 11's CUDA-core tiles win at 128^3 to 512^3, where the
-// tensor-core rungs' pre-passes and launches cost more than their products; rung 15's 3xTF32
-// wins from about 1000^3 and on few-tile shapes; rung 16's INT8 Ozaki path wins on large cubes
-// (docs/18_best.md has the numbers). A user should not have to know which. This rung runs no
-// kernel of its own: per problem it predicts each candidate's time and runs the fastest,
-// through the registry (kernels/ladder.inc, by name) and down that rung's own fallback chain
-// (kernels/fallbacks.inc): a candidate that cannot run the problem hands it on as it always
-// does, and rung 16 hands inputs its certificate rejects to rung 15 by itself.
+// fastest everywhere: on an H200, rung 17's cluster-split CUDA-core tiles win at 128^3 to
+// 512^3, where the tensor-core rungs' pre-passes and launches cost more than their products
+// (rung 11 did before rung 17 existed); rung 15's 3xTF32 wins from about 1000^3 and on few-tile
+// shapes; rung 16's INT8 Ozaki path wins on large cubes (docs/18_best.md has the numbers). A user
+// should not have to know which. This rung runs no kernel of its own: per problem it predicts each
+// candidate's time and runs the fastest, through the registry (kernels/ladder.inc, by name) and
+// down that rung's own fallback chain (kernels/fallbacks.inc): a candidate that cannot run the
+// problem hands it on as it always does, and rung 16 hands inputs its certificate rejects to rung
+// 15 by itself.
 //
 // The prediction is data, as rung 11's is, one level up: a table of every candidate's measured
 // rate (GFLOP/s) on a log-spaced grid of shapes (kernels/18_best_table.inc, written by
