@@ -18,6 +18,14 @@ step() {
   cp "$W/$name.txt" "$OUT/" 2>/dev/null
   save
 }
+# Every session's first two steps: configure $B (default build-gpu) for Release and build the
+# given targets (all when none are given).
+B=${B:-build-gpu}
+configure_and_build() {
+  step configure 120 cmake -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release
+  if [ $# -gt 0 ]; then step build 300 cmake --build "$B" -j --target "$@"
+  else step build 300 cmake --build "$B" -j; fi
+}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version,power.draw,power.limit \
   --format=csv > "$W/gpu.csv" 2>&1
 nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active \

@@ -5,9 +5,7 @@
 # measured again (scripts/autotune --best), which comes back under $OUT.
 #   experiments/one_call/prepass_session.sh
 source "$(dirname "$0")/../session_common.sh"
-B=build-gpu
-step configure 120 cmake -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release
-step build 300 cmake --build $B -j
+configure_and_build
 step tests 150 bash -c "$B/tests/gpu_correctness_test --gtest_filter='*3xtf32*:Rung15Paths.*:*best*:*cluster_splitk*:ClusterSplitK.*' &&
   $B/tests/gpu_semantics_test --gtest_filter='*3xtf32*:*best*:*ozaki*'"
 grep -E "^\[  (PASSED|FAILED) |FAILED  \]" "$W/tests.txt" | head -20

@@ -4,9 +4,7 @@
 # cuBLAS SGEMM's kernels on the same shapes. Logs under $OUT.
 #   experiments/one_call/profile17.sh
 source "$(dirname "$0")/../session_common.sh"
-B=build-gpu
-step configure 120 cmake -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release
-step build 300 cmake --build $B -j --target sgemm
+configure_and_build sgemm
 run=(--check none --warmup 1 --reps 2 --block-ms 0)
 sections=(--section SpeedOfLight --section LaunchStats --section Occupancy --section SchedulerStats
           --section WarpStateStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis)

@@ -3,9 +3,7 @@
 # SASS they fall), clocks not locked, caches flushed before the launch as the bench flushes L2.
 #   experiments/one_call/profile17_full.sh
 source "$(dirname "$0")/../session_common.sh"
-B=build-gpu
-step configure 120 cmake -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release
-step build 300 cmake --build $B -j --target sgemm
+configure_and_build sgemm
 step ncu17_full 200 ncu --clock-control none -k regex:cluster_splitk --launch-skip 2 --launch-count 1 \
   --set full --print-details all --page details $B/sgemm 17 --mnk 512,512,512 --check none \
   --warmup 1 --reps 2 --block-ms 0

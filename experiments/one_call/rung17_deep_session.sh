@@ -3,9 +3,7 @@
 # table measured again (scripts/autotune --best), which comes back under $OUT.
 #   experiments/one_call/rung17_deep_session.sh
 source "$(dirname "$0")/../session_common.sh"
-B=build-gpu
-step configure 120 cmake -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release
-step build 300 cmake --build $B -j
+configure_and_build
 step tests 200 bash -c "$B/tests/gpu_correctness_test --gtest_filter='*cluster_splitk*:ClusterSplitK.*:*best*' &&
   $B/tests/gpu_semantics_test --gtest_filter='*cluster_splitk*:*best*'"
 step autotune 420 scripts/autotune --best --build $B
