@@ -176,9 +176,10 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN, STAGES>::kThreads,
     commit();
     const float* as = As(t % STAGES);
     const float* bs = Bs(t % STAGES);
-    // As and Bs at one k into registers, two sets: k + 1's loads go out before k's FFMAs, so
-    // that their latency passes under them (with one set the first FFMA of each k waited on
-    // its LDS: ncu's short-scoreboard stall, 31% of the loop's cycles at 512^3).
+    // As and Bs at one k into registers, two sets: k + 1's loads are written before k's FFMAs.
+    // ptxas schedules the same code as from one set (it hoists the loads by itself, 4-16 FFMAs
+    // ahead; at 512^3 ncu still finds the FFMAs waiting on them, 31% of the loop's stalls):
+    // the two sets state the order the loop needs, not a change the compiler sees.
     auto load_k = [&](int k, float* m, float* n) {
 #pragma unroll
       for (int i = 0; i < TM; i += 4)
@@ -194,11 +195,13 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN, STAGES>::kThreads,
     for (int k = 0; k < BK; ++k) {
       const float* m = regM[k % 2];
       const float* n = regN[k % 2];
-      if (k + 1 < BK) load_k(k + 1, regM[(k + 1) % 2], regN[(k + 1) % 2]);
-        // Rung 10's order: pairs of columns (one register of each bank), each walked down the
-        // rows and back up for the next pair, so that every FFMA shares an operand with the one
-        // before and the operand reuse cache serves it (row by row, 80% of them read two or
-        // three operands from one bank).
+      if (k + 1 < BK) {
+        load_k(k + 1, regM[(k + 1) % 2], regN[(k + 1) % 2]);
+      }
+      // Rung 10's order: pairs of columns (one register of each bank), each walked down the
+      // rows and back up for the next pair, so that every FFMA shares an operand with the one
+      // before and the operand reuse cache serves it (row by row, 80% of them read two or
+      // three operands from one bank).
 #pragma unroll
       for (int p = 0; p < TN / 2; ++p)
 #pragma unroll
