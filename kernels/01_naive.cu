@@ -1,10 +1,9 @@
-// Rung 1: naive. One thread computes one element of C with a dot product straight from
-// global memory.
+// Rung 1: naive.
+// One thread computes one element of C: the dot product of a row of A and a column of B,
+// read straight from global memory. A warp is 32 threads with consecutive threadIdx.x.
 //
-// The thread-to-element mapping is the lesson of this rung, and it is the wrong one on
-// purpose: threadIdx.x picks the ROW of C. The 32 threads of a warp therefore hold 32
-// different rows, so every load of A and every store of C by the warp touches 32 different
-// rows, 32 separate memory transactions where one would do. Rung 2 turns the mapping round.
+// threadIdx.x picks the ROW of C, the wrong choice on purpose: a warp's load of A touches
+// 32 rows, 32 separate memory sectors where one would do, and so does its store of C.
 #include <cuda_runtime.h>
 
 #include "sgemm.h"  // Gemm: the problem, as every rung's launcher takes it

@@ -1,9 +1,9 @@
-// Rung 2: global-memory coalescing. Same work per thread as rung 1; only the mapping of
-// threads to elements of C changes.
+// Rung 2: global-memory coalescing.
+// One thread computes one element of C: the dot product of a row of A and a column of B,
+// read straight from global memory. A warp is 32 threads with consecutive threadIdx.x.
 //
-// threadIdx.x now picks the COLUMN of C. The 32 threads of a warp hold 32 consecutive
-// columns of one row, so the warp's loads of B and stores of C hit consecutive addresses
-// and coalesce into a few wide transactions, and its load of A is one address, broadcast.
+// threadIdx.x now picks the COLUMN of C: a warp's loads of B and stores of C are 32
+// consecutive floats, which coalesce into 4 sectors, and its load of A is one broadcast.
 #include <cuda_runtime.h>
 
 #include "sgemm.h"  // Gemm: the problem, as every rung's launcher takes it

@@ -1,13 +1,12 @@
-// Rung 3: shared-memory tiling. The block walks K in steps of BK; at each step its threads
-// copy a BM x BK tile of A and a BK x BN tile of B into shared memory once, then every
-// thread reads its row of As and its column of Bs from there. BK = 64 is twice the tile
-// width, so each thread loads two elements of each tile per step and the block meets at
-// half as many barriers as with BK = 32 (measured: about 15% faster on an H200).
+// Rung 3: shared-memory tiling.
+// The block walks K in steps of BK. At each step its threads copy a BM x BK tile of A and a
+// BK x BN tile of B into shared memory, wait at a barrier, and each thread then reads its row
+// of As and its column of Bs from there. In rung 2 the BN threads of a row each fetched the
+// same element of A from global memory; now the block fetches it once and reuses it BN times.
 //
-// In rung 2 each element of A and B was fetched from global memory (or L1) by BN or BM
-// different threads. Now each is fetched once per block and reused 32 times from shared
-// memory. Elements outside the matrix are stored as zero, so the dot product needs no
-// bounds checks and any M, N, K works.
+// BK = 2 * BN: each thread copies two elements of each tile per step, and the block meets
+// half as many barriers as with BK = BN. Elements outside the matrix are stored as zero, so
+// the inner loop needs no bounds checks and any M, N, K works.
 #include <cuda_runtime.h>
 
 #include "sgemm.h"  // Gemm: the problem, as every rung's launcher takes it

@@ -1,10 +1,10 @@
-// Rung 4: 1D register blocking. Each thread now computes TM = 8 elements of C, a short
-// column, instead of one.
+// Rung 4: 1D register blocking.
+// Each thread computes TM elements of C, a short column, instead of one. In rung 3 every FMA
+// needed two shared-memory loads; here a thread loads one value of Bs into a register and
+// reuses it for TM FMAs against TM values of As: TM FMAs for TM + 1 loads.
 //
-// In rung 3 every FMA needed two shared-memory loads. Here a thread loads one value of Bs
-// into a register and reuses it for TM FMAs against TM values of As: the loop does TM FMAs
-// for TM + 1 shared loads. The block tile grows to 64 x 64 and BK shrinks to 8, so the
-// 512 threads load exactly one element of each tile per step (rung 3's loaded two).
+// The block tile grows to 64 x 64 and BK shrinks to 8, so the kThreads threads copy exactly
+// one element of each tile per step.
 #include <cuda_runtime.h>
 
 #include "sgemm.h"  // Gemm: the problem, as every rung's launcher takes it

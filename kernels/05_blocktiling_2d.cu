@@ -1,10 +1,9 @@
-// Rung 5: 2D register blocking. Each thread now computes a TM x TN = 8 x 8 micro-tile of C.
+// Rung 5: 2D register blocking.
+// Each thread computes a TM x TN micro-tile of C. Per step of k it loads TM values of As and
+// TN of Bs into registers and does TM * TN FMAs with them (rung 4: TM FMAs for TM + 1 loads).
 //
-// Per step of k a thread loads TM values of As and TN values of Bs into registers and
-// does TM * TN FMAs with them: 64 FMAs for 16 shared loads, against rung 4's 8 for 9.
-// The block tile grows to 128 x 128, so each element staged in shared memory serves
-// twice as many FMAs, and each thread now loads several elements of each tile per step.
-// BK grows to 16: twice the work between two barriers.
+// The block tile grows to 128 x 128 and BK to 16: each staged element serves more FMAs, and
+// each thread copies several elements of each tile per step.
 #include <cuda_runtime.h>
 
 #include "sgemm.h"  // Gemm: the problem, as every rung's launcher takes it
@@ -57,10 +56,9 @@ __global__ void __launch_bounds__(kThreads)
     }
     __syncthreads();  // the tiles are complete before anyone reads them
 
-    // Kept rolled on purpose. Unrolled, nvcc would see that a thread's As values for
-    // consecutive k are adjacent and fetch whole rows of As into 8 x BK registers with wide
-    // loads. Rolled, each k reads a column slice of As: 8 scalar loads, the cost rung 6
-    // removes by storing As transposed.
+    // Kept rolled on purpose: unrolled, nvcc would fetch a thread's As values for consecutive
+    // k (adjacent in a row of As) with wide loads. Rolled, each k reads a column slice of As,
+    // TM scalar loads: the cost rung 6 removes by storing As transposed.
 #pragma unroll 1
     for (int k = 0; k < BK; ++k) {
       for (int i = 0; i < TM; ++i) regM[i] = As[(threadRow * TM + i) * BK + k];
