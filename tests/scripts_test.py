@@ -726,6 +726,17 @@ class Ladder(unittest.TestCase):
         self.assertIsNone(ladder.previous(rungs[0]))
         self.assertEqual(ladder.rung(f"{rungs[-1].number:02d}"), rungs[-1])
 
+    def test_diff_takes_names_as_sgemm_does(self):
+        r = ladder.rungs()[5]
+        by_number = run("diff", str(r.number), "--no-color")
+        self.assertEqual(by_number.returncode, 0, by_number.stderr)
+        for spelling in (r.name, r.stem):
+            p = run("diff", spelling, "--no-color")
+            self.assertEqual((p.returncode, p.stdout), (0, by_number.stdout), p.stderr)
+        p = run("diff", "no_such_rung")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no rung 'no_such_rung'", p.stderr)
+
 
 # ctest's JUnit report (ctest --output-junit) of a passed, a failed and a skipped test.
 JUNIT = """<?xml version="1.0" encoding="UTF-8"?>
