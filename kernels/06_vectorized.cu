@@ -1,18 +1,13 @@
-// Rung 6: vectorized memory access. The arithmetic is rung 5's; only the shape of the loads
-// and stores changes.
+// Rung 6: vectorized memory access. The arithmetic is rung 5's; only the width of the loads
+// and stores changes, and the layout of As.
 //
-// Global memory: each thread loads its share of the A and B tiles as float4, one 128-bit
-// load (LDG.E.128) instead of four 32-bit ones. Shared memory: As is stored TRANSPOSED as
-// it is loaded, As[k * BM + r], so the TM values of A a thread needs at step k sit side by
-// side and arrive in TM / 4 LDS.128, like the TN values of Bs. The transpose costs four
-// scalar stores per float4 in the tile load, which runs once per BK steps of the loop.
+// Each thread loads its share of the A and B tiles as float4s: one 128-bit load (LDG.E.128)
+// instead of four 32-bit ones. As is stored transposed, As[k * BM + r], so the TM values of A
+// a thread needs at step k sit side by side and arrive in TM / 4 LDS.128, like those of Bs.
+// The transpose costs four scalar stores per float4, once per tile instead of every step.
 //
-// With both slices wide, the k loop is unrolled again (rung 5 kept it rolled to show the
-// scalar loads).
-//
-// A float4 load needs a 16-byte aligned address: the vector path runs when A, B and C are
-// 16-byte aligned and lda, ldb, ldc are multiples of 4; otherwise the same kernel runs with
-// scalar loads (kVectorized = false) and gives the same result.
+// A float4 needs a 16-byte aligned address: launch() takes the vector path only when every
+// address the kernel forms is one; otherwise the same kernel loads scalars.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -84,8 +79,8 @@ __global__ void __launch_bounds__(kThreads, 2)
     }
     __syncthreads();  // the tiles are complete before anyone reads them
 
-    // Unrolled now: each k reads two float4s of As and two of Bs, so unrolling costs no
-    // extra registers for A and lets the loads of one k overlap the FMAs of the last.
+    // Unrolled now: a step of k reads As and Bs in whole float4s, so unrolling costs no
+    // extra registers and lets the loads of one k overlap the FMAs of the last.
 #pragma unroll
     for (int k = 0; k < BK; ++k) {
       for (int i = 0; i < TM; i += 4)

@@ -1,12 +1,8 @@
 // Rung 7: autotuned tiles. Rung 6's kernel with its tile parameters (BM, BN, BK, TM, TN)
-// turned into template parameters, and the values chosen by measurement instead of by hand.
-//
-// The parameters trade against each other in ways that are hard to predict: a bigger
-// register tile means fewer shared loads per FMA but more registers per thread and fewer
-// resident warps; a deeper BK means fewer barriers but more shared memory per block.
-// scripts/autotune compiles every valid combination in a build folder of its own, checks
-// each against cuBLAS, times it, and the winner per GPU lands in the table at the bottom.
-// A combination that breaks a tiling rule fails to compile with the static_assert below.
+// turned into template parameters, chosen by measurement instead of by hand: they trade
+// registers, shared memory, resident warps and shared loads per FMA in ways no napkin settles.
+// scripts/autotune compiles every combination that Tile's static_asserts allow, checks each
+// against cuBLAS and times it; launch() at the bottom runs the winner.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -44,8 +40,7 @@ struct Tile {
   static constexpr int kStrideB = kThreads / (BN / 4);  // rows of the B tile loaded per pass
 };
 
-// kMinBlocks caps the registers a thread may use so that many blocks fit; as in rung 6,
-// one block computes while another waits at its barrier.
+// kMinBlocks caps the registers a thread may use so that many blocks fit.
 template <int BM, int BN, int BK, int TM, int TN, bool kVectorized>
 __global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN>::kThreads,
                                   Tile<BM, BN, BK, TM, TN>::kMinBlocks)
@@ -85,8 +80,8 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN>::kThreads,
     }
     __syncthreads();  // the tiles are complete before anyone reads them
 
-    // Unrolled now: each k reads two float4s of As and two of Bs, so unrolling costs no
-    // extra registers for A and lets the loads of one k overlap the FMAs of the last.
+    // Unrolled now: a step of k reads As and Bs in whole float4s, so unrolling costs no
+    // extra registers and lets the loads of one k overlap the FMAs of the last.
 #pragma unroll
     for (int k = 0; k < BK; ++k) {
       for (int i = 0; i < TM; i += 4)
@@ -148,11 +143,8 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
 
 #ifndef SGEMM_AUTOTUNE_CANDIDATES  // scripts/autotune includes this file for the kernel only
 
-// scripts/autotune's winners at 4096 (results/<gpu>/autotune.csv has every candidate's time):
-//   H200, 2026-11-21: BM=128 BN=128 BK=32 TM=16 TN=4, 73.1% of cuBLAS (128 of 132 compiled
-//   without spills and were timed).
-//   H100, 2026-11-21: the same configuration, 72.6%.
-// Both GPUs chose it, so it is the rung's one tile; scripts/autotune searches again on others.
+// The tile scripts/autotune chose at 4096 on the H200 and on the H100 (every candidate's time
+// is in results/<gpu>/autotune.csv); on another GPU, run scripts/autotune there.
 cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   return launch_tile<128, 128, 32, 16, 4>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);

@@ -1,22 +1,16 @@
-// Rung 8: warptiling. The block tile is split into warp tiles of WM x WN; each warp walks
-// WMITER x WNITER sub-tiles of its warp tile, and each thread computes a TM x TN micro-tile
-// in every sub-tile, from registers.
+// Rung 8: warptiling. Three levels of tiling: the block tile is split into warp tiles of
+// WM x WN, each warp walks WMITER x WNITER sub-tiles of its warp tile, and in each sub-tile
+// each thread computes a TM x TN micro-tile from registers.
 //
-// In rung 7 a warp's 32 threads were spread along whole rows of the block tile, so a warp
-// read long, scattered stretches of As and Bs. Now a warp's threads sit together in a small
-// sub-tile: per step of k the warp reads a short slice of As and of Bs that its lanes
-// share, so each LDS.128 touches few distinct words without bank conflicts, and the
-// per-thread register tile can grow (8 x 16 here) without the block growing past 256
-// threads. Block, warp and thread are now three levels of tiling.
+// A warp's 32 lanes tile one small sub-tile, so every LDS.128 a warp issues reads a short
+// contiguous run of As or Bs that several lanes share, free of bank conflicts. A thread's
+// register tile can then grow (more FFMA per shared load) without spreading a warp's reads.
 //
-// Bigger register tiles mean fewer, fatter warps per SM (one block of 8 warps at the tuned
-// size), too few to hide a barrier's wait for global memory behind other blocks. So the
-// block also overlaps its own loads and math: it keeps two buffers of each tile, computes on
-// one while the next tile travels from global memory through registers into the other,
-// and meets one barrier per step instead of two. And its transposed stores into As are
-// swizzled (row index XOR a multiple of 8 that changes with k), so a warp's scalar stores
-// land in 32 different banks instead of 4-way conflicts.
-// The parameters come from scripts/autotune, as in rung 7.
+// A register tile this large leaves room for one block per SM, and no other block computes
+// while it waits for global memory. So the block hides its own loads: the next tile travels
+// into registers while this one is computed, then into the other of two shared buffers, with
+// one barrier per step. Its transposed stores into As are swizzled (row XOR a multiple of 8
+// that changes with k) so that a warp's scalar stores spread over all 32 banks.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -60,8 +54,7 @@ struct Tile {
   static_assert(2 * (BM + BN) * BK * 4 <= 48 * 1024,
                 "two buffers of As and Bs fit in 48 KiB of static shared memory");
   // Blocks resident per SM: with 64 accumulators a thread fits in 128 registers, so as many
-  // blocks as fill 512 threads; bigger register tiles need up to 255 (240 at the tuned
-  // tile), one block.
+  // blocks as fill 512 threads; bigger register tiles need up to 255, one block.
   static constexpr int kMinBlocks = kAccumulators > 64 || kThreads >= 512 ? 1 : 512 / kThreads;
   static constexpr int kStrideA = kThreads / (BK / 4);  // rows of the A tile loaded per pass
   static constexpr int kStrideB = kThreads / (BN / 4);  // rows of the B tile loaded per pass
@@ -149,8 +142,6 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN>::kThr
     const bool more = k0 + BK < K;
     if (more) fetch(k0 + BK);  // in flight while this tile is computed
 
-      // Unrolled now: each k reads two float4s of As and two of Bs, so unrolling costs no
-      // extra registers for A and lets the loads of one k overlap the FMAs of the last.
 #pragma unroll
     for (int k = 0; k < BK; ++k) {
 #pragma unroll
@@ -177,7 +168,8 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN>::kThr
     __syncthreads();  // one barrier a step: the other buffer is full, and this one is free
   }
 
-  // Unrolled, so that acc[] is indexed with constants and stays in registers.
+  // Unrolled, so that acc[] is indexed with constants and stays in registers: without it
+  // some tile sizes put acc[] in local memory.
 #pragma unroll
   for (int i = 0; i < T::WMITER * TM; ++i) {
     const int row = blockRow + warpRow * WM + (i / TM) * T::WSUBM + threadRow * TM + i % TM;
@@ -223,10 +215,8 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
 
 #ifndef SGEMM_AUTOTUNE_CANDIDATES  // scripts/autotune includes this file for the kernel only
 
-// scripts/autotune's winners at 4096 (results/<gpu>/autotune.csv has every candidate's time):
-//   H200, 2026-11-21: BM=128 BN=256 BK=16 WM=64 WN=64 WNITER=4 TM=4 TN=4, 93.3% of cuBLAS.
-//   H100, 2026-11-21: the same configuration, 93.2%.
-// Both GPUs chose it, so it is the rung's one tile; scripts/autotune searches again on others.
+// The tile scripts/autotune chose at 4096 on the H200 and on the H100 (every candidate's time
+// is in results/<gpu>/autotune.csv); on another GPU, run scripts/autotune there.
 cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   return launch_tile<128, 256, 16, 64, 64, 4, 4, 4>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
