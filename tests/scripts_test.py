@@ -22,8 +22,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 SCRIPTS = os.path.join(ROOT, "scripts")
 sys.path.insert(0, SCRIPTS)
 import ladder  # noqa: E402
-from sgemm_tools import (cli, ctest_outcomes, expectations, kernel_names, ncu,  # noqa: E402
-                         ncu_report, sass, sass_report, tools)
+from sgemm_tools import (autotune_search, cli, ctest_outcomes, expectations,  # noqa: E402
+                         kernel_names, ncu, ncu_report, sass, sass_report, tools)
 
 NCU_CSV = os.path.join(ROOT, "tests", "data", "ncu_raw_rung6.csv")
 
@@ -736,6 +736,36 @@ class Ladder(unittest.TestCase):
         p = run("diff", "no_such_rung")
         self.assertEqual(p.returncode, 2)
         self.assertIn("no rung 'no_such_rung'", p.stderr)
+
+
+class AutotuneSearch(unittest.TestCase):
+    def test_spaces_keep_each_rungs_rules(self):
+        for c in autotune_search.rung7_space():
+            threads = (c["BM"] // c["TM"]) * (c["BN"] // c["TN"])
+            self.assertTrue(64 <= threads <= 512, c)
+            self.assertTrue(autotune_search.loads_fit(threads, c["BM"], c["BN"], c["BK"]), c)
+        configs = list(autotune_search.rung8_space())
+        self.assertTrue(configs)
+        for c in configs:
+            threads = (c["BM"] // c["WM"]) * (c["BN"] // c["WN"]) * 32
+            self.assertTrue(autotune_search.loads_fit(threads, c["BM"], c["BN"], c["BK"], 2), c)
+        self.assertEqual(sorted(autotune_search.SPACES), [7, 8])
+
+    def test_candidate_files_and_why_one_failed(self):
+        config = next(autotune_search.rung7_space())
+        with tempfile.TemporaryDirectory() as tmp:
+            [(path, what)] = autotune_search.write_candidates(tmp, 7, [config]).items()
+            with open(path) as f:
+                text = f.read()
+        self.assertIn(f'#include "{os.path.basename(ladder.rung(7).kernel)}"', text)
+        self.assertIn(f"launch_tile<{', '.join(str(v) for v in config.values())}>", text)
+        self.assertEqual(what, f"rung 7 {autotune_search.describe(config)}")
+        log = ("FAILED: CMakeFiles/sgemm_autotune.dir/candidates/rung7_003.cu.o\n"
+               "/usr/bin/nvcc -c rung7_003.cu\n"
+               "07_autotuned.cu(40): error: static assertion failed with \"whole float4s\"\n")
+        self.assertEqual(autotune_search.failure_reasons(log),
+                         {"rung7_003.cu": '07_autotuned.cu(40): error: static assertion failed '
+                                          'with "whole float4s"'})
 
 
 # ctest's JUnit report (ctest --output-junit) of a passed, a failed and a skipped test.

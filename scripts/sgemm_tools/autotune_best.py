@@ -1,0 +1,103 @@
+"""scripts/autotune --best: rung 18's table of measured rates (kernels/18_best_table.inc),
+measured by sgemm_best_rates, read from a run's JSON or made provisionally from the bench's
+committed results, and doc 18's predictions beside outcomes."""
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
+import ladder
+
+from . import best_table, generated
+from .autotune_search import run
+
+ROOT = ladder.ROOT
+
+
+def write_best_table(rates, header, source):
+    path = os.path.join(ROOT, best_table.INC)
+    with open(path, "w") as f:
+        f.write(best_table.inc_text(rates, header, source))
+    print(f"wrote {best_table.INC} ({source})")
+
+
+PREDICTIONS = re.compile(r"(<!-- best-predictions:begin -->\n)(.*?)(<!-- best-predictions:end -->)",
+                         re.S)
+
+
+# A block's most runs in --best: small shapes then take 300 runs, not 1000 (each run also
+# flushes L2), so that the grid and the suite measure in about three minutes.
+BEST_MAX_RUNS = 300
+
+
+def best_predictions(args, results):
+    """docs/18_best.md's table of predictions beside outcomes, from the table compiled into
+    --build's sgemm_best_rates (rebuilt first; with --check, as built) and the suite's
+    measurements. With --check, changes nothing and returns 1 when the doc differs."""
+    if not args.check:
+        run(["cmake", "--build", args.build, "--target", "sgemm_best_rates"],
+            stdout=subprocess.DEVNULL)
+    shapes = best_table.suite_shapes(os.path.join(results, "bench.json"))
+    out = subprocess.run([os.path.join(args.build, "sgemm_best_rates"), "--predict"] +
+                         [f"--mnk={m}x{n}x{k}" for m, n, k in shapes],
+                         check=True, capture_output=True, text=True).stdout.splitlines()
+    names = [c.removesuffix("_us") for c in out[0].split(",")[4:]]
+    predicted = {}
+    for line in out[1:]:
+        cells = line.split(",")
+        predicted[tuple(map(int, cells[:3]))] = (cells[3], dict(zip(names, map(float, cells[4:]))))
+    outcomes, source = best_table.suite_outcomes(results)
+    sources = [os.path.relpath(s, ROOT) for s in source]
+    text = best_table.predictions_markdown(shapes, predicted, outcomes, sources)
+    doc = os.path.join(ROOT, "docs", "18_best.md")
+    now = open(doc).read()
+    wanted, count = PREDICTIONS.subn(lambda m: m[1] + text + m[3], now)
+    if count != 1:
+        raise ladder.Error("docs/18_best.md needs one <!-- best-predictions:begin --> block")
+    differs = generated.update(doc, "docs/18_best.md", now, wanted, args.check,
+                               "predictions table", " and ".join(sources))
+    if args.check and differs:
+        print("docs/18_best.md: the predictions are out of step with the table or the data; "
+              "run scripts/autotune --best --predictions", file=sys.stderr)
+    return 1 if args.check and differs else 0
+
+
+def best(args):
+    """Rung 18's table: measured (or read from --from-json), or provisional."""
+    results = os.path.join(ROOT, args.results) if not os.path.isabs(args.results) else args.results
+    rel = os.path.relpath(results, ROOT)
+    if args.predictions:
+        return best_predictions(args, results)
+    if args.provisional:
+        bench, inputs = (os.path.join(results, n) for n in ("bench.json", "rung16_inputs.json"))
+        rates = best_table.provisional_rates(bench, inputs)
+        write_best_table(rates, [
+            "PROVISIONAL: no run of sgemm_best_rates yet. Each grid shape takes the rates of the",
+            f"bench's suite shape nearest it in log M, log N, log K (the row's comment): rungs 11",
+            f"and 15 and cuBLAS from {rel}/bench.json; rung 16 from {rel}/rung16_inputs.json",
+            "(uniform inputs) where it has the shape, else from bench.json."],
+            f"provisional: {rel}/bench.json, {rel}/rung16_inputs.json")
+        return 0
+    rates_json = args.from_json or os.path.join(results, "best_rates.json")
+    if not args.from_json:
+        binary = os.path.join(args.build, "sgemm_best_rates")
+        run(["cmake", "--build", args.build, "--target", "sgemm_best_rates"])
+        shapes = best_table.grid_shapes()
+        shapes += [s for s in best_table.suite_shapes(os.path.join(results, "bench.json"))
+                   if s not in shapes]
+        os.makedirs(results, exist_ok=True)
+        run([binary, "--block-ms", str(args.block_ms), "--reps", str(BEST_MAX_RUNS),
+             "--json", rates_json,
+             "--candidates", ",".join(best_table.CANDIDATES)] +
+            [f"--mnk={m}x{n}x{k}" for m, n, k in shapes])
+    measured, context = best_table.measured_rates(rates_json)
+    rates = {s: (measured[s], "") for s in best_table.grid_shapes()}
+    write_best_table(rates, textwrap.wrap(
+        f"Measured {context.get('sgemm_date', '')}: {context['gpu']}, SM clock "
+        f"{context['sm_clock_mhz']} MHz, driver {context['driver']}; "
+        f"{context.get('sgemm_inputs', 'uniform')} inputs; {context.get('sgemm_timing', '')}. "
+        "The comment after each row: cuBLAS SGEMM's GFLOP/s, timed in turn in the same run.",
+        96),
+        f"{os.path.relpath(rates_json, ROOT)}: {context['gpu']}")
+    return 0
