@@ -1,22 +1,7 @@
-// Rung 9: asynchronous copies. Tiles now travel from global to shared memory with cp.async
-// (SASS LDGSTS): each thread issues its copies and forgets them, no register holds a tile on
-// its way, and a ring of STAGES buffers in dynamic shared memory (beyond rung 8's 48 KiB of
-// static shared memory) keeps STAGES - 1 tiles in flight while the block computes on one.
-//
-// Rung 8 staged the next tile through 24 registers per thread and looked one tile ahead. Now
-// a thread commits one group of copies per tile, waits (cp.async.wait_group) until its
-// oldest group has landed, and one barrier per tile makes everyone's copies visible and
-// frees the buffer computed on last. The copy's source size zero-fills what lies past the
-// end of K or N, so an edge tile needs no branch around its loads.
-//
-// cp.async copies bytes as they lie and cannot transpose a 16-byte chunk, so A, which As
-// holds transposed for the inner loop's LDS.128 (rung 8's layout, swizzle and inner loop,
-// unchanged), travels in 4-byte copies, aligned or not; lanes walk 8 rows x 4 groups of 4 k
-// so that one copy instruction writes 32 different banks. B moves in 16-byte copies where
-// its pointer is 16-byte aligned and ldb a multiple of 4, else in 4-byte copies: unaligned
-// shapes keep the ring and the 128-bit shared reads, only their copies are narrower.
-// Keeping A in 16-byte chunks instead (As as [m][k], read along k) was measured and lost
-// 10 points to dispatch stalls at 255 registers (docs/09_async_copy.md).
+// Rung 9: asynchronous copies. cp.async (SASS LDGSTS) copies tiles from global to shared memory
+// with no register in between, into a ring of STAGES buffers: STAGES - 1 tiles are in flight
+// while the block computes on one. A copy cannot transpose, so A moves in 4-byte copies into
+// rung 8's As; B in 16-byte ones where aligned. Any alignment keeps the ring; edges zero-fill.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -27,8 +12,7 @@
 
 namespace sgemm::async_copy {
 
-// 16 bytes from global `src` to shared `dst` (both 16-byte aligned): the first `valid`
-// floats (0 to 4) are read, the rest of dst is zero-filled. .cg: cached in L2 only.
+// 16 bytes, global to shared: the first `valid` floats are read, the rest zero. L2 only (.cg).
 __device__ __forceinline__ void copy16(float* dst, const float* src, int valid) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
                    static_cast<unsigned>(__cvta_generic_to_shared(dst))),
@@ -36,8 +20,7 @@ __device__ __forceinline__ void copy16(float* dst, const float* src, int valid) 
                : "memory");
 }
 
-// 4 bytes: *src if `valid`, else zero (src is not read). .ca: cached in L1 as well, since
-// the rest of each 32-byte sector arrives through the warp's next copies.
+// 4 bytes: *src if `valid`, else zero. .ca: L1 too, for the warp's next copies of a sector.
 __device__ __forceinline__ void copy4(float* dst, const float* src, bool valid) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(
                    static_cast<unsigned>(__cvta_generic_to_shared(dst))),
@@ -55,7 +38,7 @@ __device__ __forceinline__ void wait_pending() {
 }
 
 // BM x BN: C per block; BK: depth staged per step; WM x WN: C per warp, walked as
-// WMITER x WNITER sub-tiles of WSUBM x WSUBN; TM x TN: C per thread in each sub-tile;
+// WMITER x WNITER sub-tiles of WSUBM x WSUBN; TM x TN: C per thread in each sub-tile.
 // STAGES: buffers of the ring.
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int STAGES>
 struct Tile {
@@ -84,8 +67,7 @@ struct Tile {
   static_assert(kSharedBytes <= 227 * 1024,
                 "the ring fits in the 227 KiB of shared memory a block may have on an H100");
   // Blocks resident per SM: with 64 accumulators a thread fits in 128 registers, so as many
-  // blocks as fill 512 threads; bigger register tiles need up to 255 (all of them at the
-  // default tile), one block.
+  // blocks as fill 512 threads; bigger register tiles need up to 255, one block.
   static constexpr int kMinBlocks = kAccumulators > 64 || kThreads >= 512 ? 1 : 512 / kThreads;
   static constexpr int kStrideA = kThreads / 4;           // rows of the A tile copied per pass
   static constexpr int kStrideB = kThreads / (BN / 4);    // rows of the B tile copied per pass
@@ -93,13 +75,11 @@ struct Tile {
   static constexpr int kLoadsB = BK * BN / 4 / kThreads;  // chunks of B per thread per tile
 };
 
-// Rung 8's: where element r of row k of As is stored: r XOR a multiple of 8 that changes
-// every four k. Each aligned group of four r stays together, so the reads remain LDS.128.
+// Rung 8's swizzle: element r of row k of As is stored at r XOR a multiple of 8.
 __device__ __forceinline__ int swizzle(int r, int k) { return r ^ ((k / 4) % 4 * 8); }
 
-// kMinBlocks caps the registers a thread may use so that many blocks fit. kAlignedB,
-// alignedC: the operand's pointer is 16-byte aligned and its ld a multiple of 4, so that its
-// tiles move in 16-byte copies (B) or 128-bit stores (C). A is always copied 4 bytes at a time.
+// kMinBlocks caps the registers a thread may use so that many blocks fit.
+// kAlignedB, alignedC: pointer 16-byte aligned, ld a multiple of 4 (16-byte copies, stores).
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int STAGES,
           bool kAlignedB>
 __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES>::kThreads,
@@ -107,8 +87,7 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGE
     sgemm_async_copy(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                      int ldb, float beta, float* C, int ldc, bool alignedC) {
   using T = Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES>;
-  // The ring, in dynamic shared memory: STAGES buffers of each tile.
-  extern __shared__ float4 ring[];
+  extern __shared__ float4 ring[];  // the ring: STAGES buffers of each tile
   // As[.][k * BM + swizzle(r, k)] = A[blockRow + r][k0 + k]
   float(*As)[BK * BM] = reinterpret_cast<float(*)[BK * BM]>(ring);
   // Bs[.][k * BN + c] = B[k0 + k][blockCol + c]
@@ -124,22 +103,15 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGE
   const int threadRow = lane / (T::WSUBN / TN);  // and rows threadRow*TM .. of each sub-tile
   const int blockRow = blockIdx.y * BM;
   const int blockCol = blockIdx.x * BN;
-  // Copies: a warp copies 128 floats per pass. Of the (BM, BK) A tile, a block of (8 rows,
-  // 16 k): warps over kStrideA rows, then over the BK/16 columns of such blocks; of the
-  // (BK, BN) B tile, 32 chunks, threadIdx.x over (kStrideB, BN/4) as in rung 8.
   const int innerRowA = warpIdx * 8;             // the first row of its warp's block of A
   const int innerColB = threadIdx.x % (BN / 4);  // the chunk of the B tile it copies
   const int innerRowB = threadIdx.x / (BN / 4);
 
-  // Starts copying the tiles at k0 into buffer `buf`, zero past the end of K and of N; rows
-  // of A past M are copied from row M-1 instead, as they only feed rows of C that are never
-  // stored. A: copy q of lane n copies k = 4 (n % 4) + q of row n / 4 of its warp's block, so
-  // that each instruction writes 32 different banks. B, 16-byte copies: lane n copies chunk
-  // n of its warp's 32; 4-byte copies: copy q of lane n copies float n % 4 of chunk 8q + n / 4.
+  // Starts copying the tiles at k0 into buffer `buf`, zero past K and N (rows of A past M repeat
+  // row M-1). A warp copies blocks of 8 rows x 16 k of A; each instruction writes 32 banks.
   auto fetch = [&](int k0, int buf) {
 #pragma unroll
     for (int l = 0; l < T::kLoadsA; ++l) {
-      // This pass's block of A: rows r0 .. r0+7, k kb .. kb+15 of the tile.
       const int r0 = innerRowA + l % (BM / T::kStrideA) * T::kStrideA;
       const int kb = l / (BM / T::kStrideA) * 16;
 #pragma unroll
@@ -159,7 +131,6 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGE
       } else {
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
-          // lane over 32 consecutive floats of its warp's 128 (innerColB - lane: the first chunk)
           const int c = (innerColB - lane) * 4 + q * 32 + lane;
           const int colB = blockCol + c;
           const bool valid = rowB < K && colB < N;
@@ -174,8 +145,7 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGE
   float acc[T::WMITER * TM * WNITER * TN] = {};
   float regM[T::WMITER * TM];  // regM[i]: i over (WMITER, TM), rows of As at this k
   float regN[WNITER * TN];     // regN[j]: j over (WNITER, TN), columns of Bs at this k
-  // Tiles 0 .. STAGES-2 start on their way, one group each; a group stays empty past the end
-  // of K, so that group g is always tile g and the wait below counts right.
+  // Tiles 0 .. STAGES-2 start, one group each (empty past K: group g is always tile g).
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
     if (s * BK < K) fetch(s * BK, s);
@@ -183,13 +153,11 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGE
   }
   for (int k0 = 0, buf = 0; k0 < K; k0 += BK, buf = buf + 1 < STAGES ? buf + 1 : 0) {
     wait_pending<STAGES - 2>();  // this thread's copies of this tile have landed
-    __syncthreads();  // one barrier a step: everyone's have, and everyone is done with the
-                      // buffer computed on last step, which the next tile now refills
+    __syncthreads();             // everyone's have, and the buffer computed on last step is free
     const int ahead = k0 + (STAGES - 1) * BK;
     if (ahead < K) fetch(ahead, buf > 0 ? buf - 1 : STAGES - 1);  // in flight for STAGES-1 steps
     commit();
 
-    // Rung 8's inner loop: each k reads two float4s of As and four of Bs.
 #pragma unroll
     for (int k = 0; k < BK; ++k) {
 #pragma unroll
@@ -262,10 +230,6 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
 
 #ifndef SGEMM_AUTOTUNE_CANDIDATES  // scripts/autotune includes this file for the kernel only
 
-// The tile and ring chosen by measurement on an H100, 2026-11-21 (experiments/rung09,
-// results/h100/experiments.txt): rung 8's tile with BK = 16 and 3 stages (72 KiB), 89.6% of
-// cuBLAS at 4096^3 and 79.6% at 4097^3; BK = 32 gained 1 point at 4096 and lost 2 at 4097,
-// 4 stages changed nothing.
 cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   //                BM   BN  BK  WM  WN WNITER TM TN STAGES

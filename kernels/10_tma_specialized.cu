@@ -1,34 +1,14 @@
-// Rung 10: Hopper's data movement. Tiles now travel from global to shared memory by the Tensor
-// Memory Accelerator (TMA): one instruction (cp.async.bulk.tensor, SASS UTMALDG) copies a whole
-// tile, described by a tensor map that the launcher builds on the host; mbarriers in shared
-// memory say when a buffer of the ring has landed and when it is free again; and a producer
-// warpgroup issues the copies while two consumer warpgroups compute.
-//
-// In rung 9 every thread spent issue slots on its share of the copies: their addresses, the
-// guards that zero-fill the edges, commit and wait, and one barrier per tile for the whole
-// block. The kernel is issue-bound, so each of those instructions cost an FFMA. Now one thread
-// issues two copies per tile, and TMA fills what lies past M, N or K with zeros. Each buffer
-// has two mbarriers: `full` completes when the copies' bytes have landed, `empty` when every
-// consumer warp has read the buffer. The consumers' loop is FFMA, LDS.128, one wait and one
-// arrive: no __syncthreads.
-//
-// A block of more than 8 warps caps every thread at 168 registers (the register file is
-// split among the SM's four schedulers), and the consumers need 240. setmaxnreg (sm_90a only)
-// moves them: the producer warpgroup drops to 40 registers a thread and the consumers take
-// what it frees.
-//
-// TMA copies rows as they lie and cannot transpose, and the inner loop wants A transposed: at
-// one k, a thread's rows of A in consecutive registers, as rungs 8 and 9 hold them (As as
-// [k][m]). Held along k instead ([m][k], a float4 per row), all of a thread's A operands at one
-// k sit in registers of the same index mod 4, one register bank; the FFMAs then stalled at
-// dispatch and the rung lost 4 points (docs/10 measures both). So B travels by TMA and A as
-// rung 9 copies it, in 4-byte cp.async that transpose it into As: the producer warpgroup's
-// 128 threads issue them, 32 per tile each, and each thread's copies complete on `full` by
-// cp.async.mbarrier.arrive. A may then have any lda and any 4-byte aligned pointer.
-//
-// TMA needs B 16-byte aligned with ldb a multiple of 4; otherwise the launcher says so and the
-// library runs rung 9 (kernels/fallbacks.inc). The kernel is sm_90a code: on a GPU that is
-// not compute capability 9.0 the launcher returns cudaErrorNoKernelImageForDevice.
+// Rung 10: Hopper's data movement. B's tiles travel by the Tensor Memory Accelerator (TMA): one
+// instruction (cp.async.bulk.tensor, SASS UTMALDG) copies a whole tile, described by a tensor
+// map the launcher builds, and fills what lies past N or K with zeros. A still travels in rung
+// 9's 4-byte cp.async, which transpose it into As (TMA cannot), issued by a producer warpgroup
+// while two consumer warpgroups compute: the consumers' loop is FFMA, LDS.128, one mbarrier wait
+// and one arrive, with none of rung 9's copy instructions and no __syncthreads. Each buffer of
+// the ring has two mbarriers: `full` (B's bytes and every producer thread's copies have landed)
+// and `empty` (every consumer warp has read it). setmaxnreg moves registers from the producer
+// to the consumers, which a block of 12 warps would otherwise cap. The FFMAs walk the
+// micro-tile in pairs of columns, so that the operand reuse cache serves them. Where TMA cannot
+// read B the library runs rung 9 (kernels/fallbacks.inc); the kernel is sm_90a code.
 // Needs: sm_90a   (cmake/ladder.cmake finds this line: CMakeLists.txt builds the file for it)
 #include <cuda_runtime.h>
 
@@ -90,8 +70,7 @@ struct Tile {
   using Registers = RegisterSplit<kThreads, kProducerThreads, 40>;
 };
 
-// Rung 8's: where element r of row k of As is stored: r XOR a multiple of 8 that changes
-// every four k. Each aligned group of four r stays together, so the reads remain LDS.128.
+// Rung 8's swizzle: element r of row k of As is stored at r XOR a multiple of 8.
 __device__ __forceinline__ int swizzle(int r, int k) { return r ^ ((k / 4) % 4 * 8); }
 
 // kMinBlocks = 1 fixes each thread's registers at launch (kLaunchRegs), which setmaxnreg then
@@ -141,11 +120,9 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGE
     // The producer warpgroup gives registers to the consumers and keeps the ring full.
     release_registers<T::Registers::kProducerRegs>();
     const int p = threadIdx.x - T::kConsumerThreads;  // 0 .. 127
-    // Rung 9's copies of A: a warp copies blocks of 8 rows x 16 k, lane over (8 rows, 4
-    // groups of 4 k), so that each copy instruction writes 32 different banks. A thread's rows
-    // are copyRow + 32 rp, its k copyK + 16 h + q (q < 4): one swizzle for all of them, so
-    // every copy's shared address is one register plus a constant. Rows past M are copied
-    // from row M-1: they only feed rows of C that are never stored.
+    // Rung 9's copies of A, lane over (8 rows, 4 groups of 4 k): each instruction writes 32
+    // banks. A thread's rows are copyRow + 32 rp, its k copyK + 16 h + q: one swizzle for all,
+    // so every copy's shared address is one register plus a constant. Rows past M repeat M-1.
     const int copyRow = p / 32 * 8 + lane / 4, copyK = lane % 4 * 4;
     const float* src[BM / T::kCopyRows];  // this thread's rows of A, at its first k
 #pragma unroll
@@ -282,10 +259,6 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
   return cudaGetLastError();
 }
 
-// The tile and ring of the prototype measured on an H100, 2026-11-21 (experiments/rung10,
-// results/h100/experiments/rung10_prototype.txt): rung 9's tile with BK = 32 and 4 stages
-// (193 KiB), 95.2% of cuBLAS at 4096^3 and 95.9% at 8192^3; BK = 16 with 8 stages 89.6%, no
-// producer warp (8 warps at 255 registers) 88.2%, a persistent grid 92.8%.
 cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   //                BM   BN  BK  WM  WN WNITER TM TN STAGES

@@ -1,29 +1,12 @@
-// Rung 11: every shape. Rung 10's kernel is fast where the grid fills the GPU: at 4096^3 its
-// 128 x 256 tiles make 512 blocks, about four waves on 132 SMs. A 1024 x 1024 x 65536 problem
-// makes 32 blocks, a quarter of the GPU, each walking 2048 k-tiles alone; 4096 x 256 makes 32
-// too. Now the launcher chooses, per problem, a tile and a number of slices of K (split-K):
-// with s slices, block (x, y, z) computes its tile over the z-th slice of K, so s times the
-// blocks work at once, and a second kernel adds the slices' partial tiles.
-//
-// The partial tiles go to s x M x N floats of the library's workspace (runtime.h): a pool per
-// device that keeps what it holds, so a call allocates only when a problem needs more than
-// any before it (the warm-up calls, never the timed ones); when it cannot hold the slices,
-// the tile runs unsplit, which needs none. The sum
-// runs over the slices in order, z = 0, 1, ..., for every element, so the result is bitwise
-// the same from run to run: no atomics whose order would vary. With whole-number inputs every
-// partial sum is exact, so the exact check still holds.
-//
-// The choice is data, not a thicket of ifs: a table of tiles with what each delivers (one
-// SM's rate on long K, and a block's fixed cost), measured by scripts/autotune, and a model
-// that predicts each (tile, slices) pair's time from waves of blocks, K per slice and the cost
-// of the sum, and takes the fastest. docs/11_every_shape.md shows the table and the rules.
-//
-// TMA needs B 16-byte aligned with ldb a multiple of 4 (A travels in rung 10's 4-byte copies,
-// which read any A). Rung 10 runs rung 9 for the others (74-80% of cuBLAS at 4097^3 on an
-// H100, against 94% at 4096^3); here such a B is first copied, in one pass, into the workspace
-// with rows 16 bytes apart, and every shape gets the same kernel, tiles and slices. Only where
-// the workspace cannot hold that copy does rung 9 still run. The kernel is sm_90a code: on a
-// GPU that is not compute capability 9.0 the launcher returns cudaErrorNoKernelImageForDevice.
+// Rung 11: every shape. Rung 10's kernel is fast where its grid fills the GPU; a problem with
+// few tiles (a long K, a skinny M or N, a small square) leaves most SMs idle. Now the launcher
+// chooses, per problem, a tile and a number of slices of K (split-K): with s slices, block
+// (x, y, z) computes its tile over the z-th slice of K into the library's workspace, and a
+// second kernel adds the slices in order, z = 0, 1, ..., so that the result is the same bit for
+// bit on every run. The choice is data: a table of tiles with what each delivers, measured by
+// scripts/autotune, and a model that predicts each (tile, slices) pair's time from waves of
+// blocks and takes the fastest. Where TMA cannot read B, B is first copied into the workspace
+// with rows 16 bytes apart, so every shape gets the same kernel (rung 9 only when it cannot).
 // Needs: sm_90a   (cmake/ladder.cmake finds this line: CMakeLists.txt builds the file for it)
 #include <cuda_runtime.h>
 
@@ -82,21 +65,18 @@ struct Tile {
   // launch that setmaxnreg can rely on.
   static constexpr int kMinBlocks = 1;
   // The register split (pipeline.cuh): 168 registers a thread at launch; the consumers rise to
-  // what the producer releases. It drops to 56, not rung 10's 40: with 40, 54% of this loop's
-  // FFMAs had potential bank conflicts (tests/sass_expectations.json holds it to 15%).
+  // what the producer releases. It drops to 56, not rung 10's 40: with 40, ptxas gave this
+  // loop more register-bank conflicts than tests/sass_expectations.json allows.
   using Registers = RegisterSplit<kThreads, kProducerThreads, 56>;
 };
 
-// Rung 8's: where element r of row k of As is stored: r XOR a multiple of 8 that changes
-// every four k. Each aligned group of four r stays together, so the reads remain LDS.128.
+// Rung 8's swizzle: element r of row k of As is stored at r XOR a multiple of 8.
 __device__ __forceinline__ int swizzle(int r, int k) { return r ^ ((k / 4) % 4 * 8); }
 
 // kMinBlocks = 1 fixes each thread's registers at launch (kLaunchRegs), which setmaxnreg then
-// moves between the warpgroups. tmB: tensor map of B (boxes of BK x BN). kSlice: the depth of
-// K a block walks, a multiple of BK; block z walks [z * kSlice, min(K, (z + 1) * kSlice)) and
-// writes its tile at C + z * sliceStride (the launcher points C at the workspace when there
-// are several slices). alignedC: C's pointer is 16-byte aligned and ldc a multiple of 4, so
-// that its tiles move in 128-bit stores.
+// moves between the warpgroups. tmB: tensor map of B (boxes of BK x BN). alignedC: C's pointer
+// is 16-byte aligned and ldc a multiple of 4, so that its tiles move in 128-bit stores.
+// kSlice: whole BK tiles; block z walks K from z * kSlice and writes at C + z * sliceStride.
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int STAGES>
 __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES>::kThreads,
                                   Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES>::kMinBlocks)
@@ -143,11 +123,9 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGE
     // The producer warpgroup gives registers to the consumers and keeps the ring full.
     release_registers<T::Registers::kProducerRegs>();
     const int p = threadIdx.x - T::kConsumerThreads;  // 0 .. 127
-    // Rung 9's copies of A: a warp copies blocks of 8 rows x 16 k, lane over (8 rows, 4
-    // groups of 4 k), so that each copy instruction writes 32 different banks. A thread's rows
-    // are copyRow + 32 rp, its k copyK + 16 h + q (q < 4): one swizzle for all of them, so
-    // every copy's shared address is one register plus a constant. Rows past M are copied
-    // from row M-1: they only feed rows of C that are never stored.
+    // Rung 9's copies of A, lane over (8 rows, 4 groups of 4 k): each instruction writes 32
+    // banks. A thread's rows are copyRow + 32 rp, its k copyK + 16 h + q: one swizzle for all,
+    // so every copy's shared address is one register plus a constant. Rows past M repeat M-1.
     const int copyRow = p / 32 * 8 + lane / 4, copyK = lane % 4 * 4;
     const float* src[BM / T::kCopyRows];  // this thread's rows of A, at its first k
 #pragma unroll
@@ -282,8 +260,7 @@ cudaError_t launch_tile(int M, int N, int K, int kSlice, float alpha, const floa
 }
 
 // The slices' sum: C = alpha * (W[0] + W[1] + ... + W[slices-1]) + beta * C, W tight M x N
-// tiles one after another. Every element adds its slices in the same order, whichever block
-// of the first kernel finished first: the result is the same, bit for bit, on every run.
+// tiles one after another, in the same order for every element: the same bits on every run.
 __global__ void sum_slices(int M, int N, int slices, float alpha, const float* W, float beta,
                            float* C, int ldc) {
   const long long count = static_cast<long long>(M) * N;
@@ -308,11 +285,9 @@ struct Config {
   TileLauncher run;
 };
 
-// The table, fitted to the measurements of every tile with 1, 2, 4 and 8 slices on 9 shapes
-// (experiments/rung11: configs.cu measured by scripts/autotune, fit_table.py; NVIDIA H200,
-// 2026-11-23, results/h200/experiments/rung11_configs_v2.csv, after rung 10's A path
-// changed): rung 10's tile, and a tile of half the columns whose eight consumer warps own
-// 32 x 64 of C each: slower per SM, but cheaper to start and twice as many blocks.
+// The table (experiments/rung11/fit_table.py, from scripts/autotune's runs; docs/11): rung 10's
+// tile, and one of half the columns whose eight consumer warps own 32 x 64 of C each: slower
+// per SM, but cheaper to start and twice as many blocks.
 //                                         BM   BN  BK  WM  WN WNITER TM TN STAGES
 constexpr Config kConfigs[] = {
     {128, 256, 32, 390, 2, &launch_tile<128, 256, 32, 64, 64, 4, 4, 4, 4>},
@@ -363,8 +338,7 @@ cudaError_t run(const Plan& plan, int M, int N, int K, float alpha, const float*
   if (W.error() == cudaErrorMemoryAllocation)
     return plan.config->run(M, N, K, whole, alpha, A, lda, B, ldb, beta, C, ldc, 0, stream);
   if (W.error() != cudaSuccess) return W.error();
-  // Each slice's partial tile, raw (alpha = 1, beta = 0), into W[z]; then the sum applies
-  // alpha and beta once.
+  // Each slice's partial tile, raw (alpha = 1, beta = 0), into W[z]; the sum applies alpha, beta.
   cudaError_t err = plan.config->run(M, N, K, plan.kSlice, 1.f, A, lda, B, ldb, 0.f, W.get(), N,
                                      sliceFloats, stream);
   if (err != cudaSuccess) return err;
@@ -387,11 +361,9 @@ __global__ void pack(int rows, int cols, const float* X, int ld, float* P, int l
     P[e / cols * ldP + e % cols] = X[e / cols * ld + e % cols];
 }
 
-// Where TMA cannot read X (a pointer not 16-byte aligned, a leading dimension not a multiple
-// of 4), a copy with rows 16 bytes apart takes its place: one pass over the matrix, a few
-// percent of the time of the product, so that unaligned shapes get the same kernel, tiles and
-// slices as aligned ones (rung 10 ran rung 9 for them). `copy` holds the packed copy, from the
-// workspace; its error is cudaErrorMemoryAllocation when the workspace cannot hold it.
+// Where TMA cannot read X, a copy with rows 16 bytes apart takes its place (one pass), so that
+// unaligned shapes get the same kernel, tiles and slices as aligned ones. `copy` holds it, from
+// the workspace; its error is cudaErrorMemoryAllocation when the workspace cannot hold it.
 struct Readable {
   const float* X;
   int ld;
@@ -408,10 +380,8 @@ struct Readable {
   static int padded(int cols) { return (cols + 3) / 4 * 4; }
 };
 
-// Runs `plan` with a B that TMA can read, packing it if it cannot (the copy goes back to the
-// workspace once the launches are queued; A travels in 4-byte copies, which read any A).
-// Where the workspace cannot hold the copy, it says so (kWorkspaceShort) before queueing
-// anything, and rung 9 runs instead (kernels/fallbacks.inc).
+// Runs `plan` with a B that TMA can read, packing it if it cannot (A's 4-byte copies read any
+// A). Where the workspace cannot hold the copy, it says so before queueing anything.
 cudaError_t run_readable(const Plan& plan, int M, int N, int K, float alpha, const float* A,
                          int lda, const float* B, int ldb, float beta, float* C, int ldc,
                          cudaStream_t stream) {
