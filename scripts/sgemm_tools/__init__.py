@@ -13,4 +13,6 @@ list) and this package import as top-level names:
     expectations  the language of tests/sass_expectations.json, and the PASS/FAIL report
     ncu           the Nsight Compute metrics we read, ncu's CSV export, the summary values
     ncu_report    the summary as text
+    code_facts    facts a rung's constants decide (register split, FFMA per pass, SASS rules)
+    data_facts    facts of the committed measurements (scripts/docs-facts)
 """
