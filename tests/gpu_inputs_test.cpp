@@ -42,8 +42,8 @@ TEST_P(FiniteInputs, WithinTheComponentwiseBound) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ladder, FiniteInputs, ::testing::ValuesIn(fp32_rungs()),
-                         [](const ::testing::TestParamInfo<int>& info) {
-                           return std::to_string(info.param) + "_" + find_rung(info.param)->name;
+                         [](const ::testing::TestParamInfo<int>& rung) {
+                           return std::to_string(rung.param) + "_" + find_rung(rung.param)->name;
                          });
 
 }  // namespace

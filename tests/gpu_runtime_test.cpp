@@ -75,10 +75,12 @@ TEST_F(Runtime, NoWorkspaceIsAClearStatusAndLeavesNoError) {
     }
     EXPECT_EQ(cudaGetLastError(), cudaSuccess);
   }
-  for (const FallbackInfo& f : fallbacks())
+  for (const FallbackInfo& f : fallbacks()) {
     if (f.reason == FallbackReason::workspace_short && status.count(f.rung) &&
-        status.count(f.instead))
+        status.count(f.instead)) {
       EXPECT_EQ(status[f.rung], status[f.instead]) << f.rung->name << " -> " << f.instead->name;
+    }
+  }
   set_workspace_limit(0);
   for (int rung : supported()) {
     std::string why;
