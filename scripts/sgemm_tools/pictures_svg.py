@@ -1,0 +1,120 @@
+"""A small SVG writer for scripts/pictures: plain SVG that GitHub renders (no scripts, no
+external fonts, font-family sans-serif), and byte-for-byte the same output for the same
+drawing, so that a committed picture can be compared with a fresh one."""
+from xml.sax.saxutils import escape
+
+WIDTH = 700
+FONT = "sans-serif"
+INK = "#222222"
+GREY = "#9a9a9a"
+LIGHT = "#eeeeee"
+# Warps (or threads) in turn: light tones that black text reads on, and a strong one for the
+# thread or warp a picture follows.
+PALETTE = ["#a6cee3", "#b2df8a", "#fdbf6f", "#cab2d6", "#ffff99", "#fb9a99", "#8dd3c7",
+           "#bebada"]
+STRONG = "#e31a1c"
+BLUE = "#1f78b4"
+GREEN = "#33a02c"
+ORANGE = "#ff7f00"
+
+
+def num(v):
+    """A coordinate as text: at most one decimal, no trailing zeros."""
+    text = f"{round(v, 1):.1f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def hue(i, n):
+    """The i-th of n colours around the colour wheel (banks, slices)."""
+    h = (i * 360 / n) % 360
+    c, x = 0.55, 0.55 * (1 - abs((h / 60) % 2 - 1))
+    r, g, b = [(c, x, 0), (x, c, 0), (0, c, x), (0, x, c), (x, 0, c), (c, 0, x)][int(h // 60) % 6]
+    return "#" + "".join(f"{int(round((v + 0.4) * 255)):02x}" for v in (r, g, b))
+
+
+class Svg:
+    """Elements in drawing order; text() of the finished picture."""
+
+    def __init__(self, title, source, constants, height, width=WIDTH):
+        self.title, self.source, self.constants = title, source, constants
+        self.width, self.height = width, height
+        self.items = []
+
+    def add(self, text):
+        self.items.append(text)
+
+    def rect(self, x, y, w, h, fill="none", stroke=INK, sw=1, dash=None, opacity=None):
+        extra = f' stroke-dasharray="{dash}"' if dash else ""
+        extra += f' fill-opacity="{opacity}"' if opacity is not None else ""
+        self.add(f'<rect x="{num(x)}" y="{num(y)}" width="{num(w)}" height="{num(h)}" '
+                 f'fill="{fill}" stroke="{stroke}" stroke-width="{num(sw)}"{extra}/>')
+
+    def text(self, x, y, s, size=12, anchor="start", fill=INK, bold=False, rotate=False):
+        extra = ' font-weight="bold"' if bold else ""
+        extra += f' transform="rotate(-90 {num(x)} {num(y)})"' if rotate else ""
+        self.add(f'<text x="{num(x)}" y="{num(y)}" font-size="{size}" text-anchor="{anchor}" '
+                 f'fill="{fill}"{extra}>{escape(str(s))}</text>')
+
+    def lines(self, x, y, rows, size=12, step=None, **kw):
+        """Several lines of text from (x, y) down."""
+        for i, row in enumerate(rows):
+            self.text(x, y + i * (step or size + 4), row, size=size, **kw)
+
+    def line(self, x1, y1, x2, y2, stroke=INK, sw=1, arrow=False, dash=None):
+        extra = ' marker-end="url(#arrow)"' if arrow else ""
+        extra += f' stroke-dasharray="{dash}"' if dash else ""
+        self.add(f'<line x1="{num(x1)}" y1="{num(y1)}" x2="{num(x2)}" y2="{num(y2)}" '
+                 f'stroke="{stroke}" stroke-width="{num(sw)}"{extra}/>')
+
+    def path(self, points, stroke=INK, sw=1, dash=None, arrow=True):
+        """A polyline through `points`, with an arrowhead at its end."""
+        d = " ".join(("M" if i == 0 else "L") + f"{num(x)},{num(y)}"
+                     for i, (x, y) in enumerate(points))
+        extra = ' marker-end="url(#arrow)"' if arrow else ""
+        extra += f' stroke-dasharray="{dash}"' if dash else ""
+        self.add(f'<path d="{d}" fill="none" stroke="{stroke}" stroke-width="{num(sw)}"{extra}/>')
+
+    def arrow(self, x1, y1, x2, y2, **kw):
+        self.line(x1, y1, x2, y2, arrow=True, **kw)
+
+    def grid(self, x, y, rows, cols, cell, fill=None, stroke=GREY, sw=0.5, cell_h=None):
+        """A rows x cols grid of cells; fill(r, c) gives a cell's colour (None: none)."""
+        ch = cell_h or cell
+        for r in range(rows):
+            for c in range(cols):
+                colour = fill(r, c) if fill else None
+                if colour:
+                    self.rect(x + c * cell, y + r * ch, cell, ch, fill=colour, stroke="none")
+        for r in range(rows + 1):
+            self.line(x, y + r * ch, x + cols * cell, y + r * ch, stroke=stroke, sw=sw)
+        for c in range(cols + 1):
+            self.line(x + c * cell, y, x + c * cell, y + rows * ch, stroke=stroke, sw=sw)
+
+    def legend(self, x, y, entries, size=12, step=18):
+        """Swatches with their meaning, one a line: [(colour, text), ...]."""
+        for i, (colour, label) in enumerate(entries):
+            self.rect(x, y + i * step - size + 2, size, size, fill=colour, stroke=INK, sw=0.5)
+            self.text(x + size + 6, y + i * step, label, size=size)
+
+    def caption(self, rows, y=None):
+        """The caption under the picture: what it shows and whether it is to scale."""
+        y = self.height - 10 - 16 * (len(rows) - 1) if y is None else y
+        self.lines(12, y, rows, size=12, step=16, fill="#444444")
+
+    def header(self):
+        consts = " ".join(f"{k}={v}" for k, v in self.constants.items())
+        return f"<!-- drawn by scripts/pictures from {self.source}: {consts} -->"
+
+    def svg(self):
+        head = [self.header(),
+                f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width}" '
+                f'height="{self.height}" viewBox="0 0 {self.width} {self.height}" '
+                f'font-family="{FONT}">',
+                f"<title>{escape(self.title)}</title>",
+                '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
+                'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
+                f'fill="{INK}"/></marker></defs>',
+                f'<rect x="0" y="0" width="{self.width}" height="{self.height}" fill="white"/>',
+                f'<text x="12" y="24" font-size="16" font-weight="bold" fill="{INK}">'
+                f"{escape(self.title)}</text>"]
+        return "\n".join(head + self.items + ["</svg>", ""])
