@@ -7,7 +7,7 @@
 // nvcc 13.0 -std=c++20 -O3 -diag-suppress 177 -Xcompiler -fPIC -gencode arch=compute_90,code=sm_90
 // --compress-mode=size, as its Makefile for GPU_ARCH=90). Built from the repository root, against
 // the project's build-gpu/:
-//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Irunner -I.gemmul8/include \
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Ilibrary -Irunner -I.gemmul8/include \
 //        experiments/gemmul8/compare.cu build-gpu/libsgemm_harness.a build-gpu/libsgemm_ladder.a \
 //        .gemmul8/lib/libgemmul8.a -lcublas -lcublasLt -ldl -o .gemmul8/compare
 //   .gemmul8/compare [--json PATH] [--accuracy-size N] [sizes...]   (default 4096 8192)

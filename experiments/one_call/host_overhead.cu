@@ -2,7 +2,7 @@
 // the queue kept short), the GPU's time per run back to back between two events (no L2 flush),
 // and the bench's timing (L2 flushed, events around each run: Harness::time_in_turn). When the
 // host's time per call exceeds the GPU's, the bench's events wait for the host.
-//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Irunner \
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Ilibrary -Irunner \
 //        experiments/one_call/host_overhead.cu <build>/libsgemm_harness.a \
 //        <build>/libsgemm_ladder.a -lcublas -ldl -o host_overhead && ./host_overhead
 #include <chrono>

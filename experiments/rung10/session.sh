@@ -10,7 +10,7 @@ source "$(dirname "$0")/../session_common.sh"  # $OUT, $W, step, the clock log
 cmake -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null &&
   cmake --build build-gpu -j 16 > "$W/build.log" 2>&1 || { tail -30 "$W/build.log"; exit 1; }
 libs="build-gpu/libsgemm_harness.a build-gpu/libsgemm_ladder.a -lcublas -ldl"
-flags="-O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Irunner -I.deps/usr/include"
+flags="-O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Ilibrary -Irunner -I.deps/usr/include"
 trees=$(ls -d .baseline .variants/* 2>/dev/null)
 pids=""
 for t in $trees; do

@@ -1,7 +1,7 @@
 // Rung 15's choices measured: on the bench's 19 shapes, cuBLAS SGEMM, what launch() picks, and
 // both paths (launch_config: rung 14's pre-pass path, the fused kernel) with 1 to 16 slices of
 // K, timed in turn in blocks (Harness::time_in_turn). Prints % of cuBLAS per shape.
-//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Irunner \
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Ilibrary -Irunner \
 //        experiments/rung15/configs.cu <build>/libsgemm_harness.a <build>/libsgemm_ladder.a \
 //        -lcublas -ldl -o configs && ./configs [block_ms]
 #include <cstdio>

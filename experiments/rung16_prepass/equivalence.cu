@@ -3,7 +3,7 @@
 // byte for every modulus, on the host, for floats of every class (zeros, subnormals, normals,
 // Inf, NaN, both signs) at every scale that keeps the integers below 2^kScaledBits, and every
 // residue of v in [-2^29, 2^29] on a stride plus the ends. No GPU needed:
-//   nvcc -O2 -std=c++17 -DSGEMM_NO_SM90A -Irunner -Ikernels \
+//   nvcc -O2 -std=c++17 -DSGEMM_NO_SM90A -Ilibrary -Irunner -Ikernels \
 //        experiments/rung16_prepass/equivalence.cu -o eq && ./eq
 #include <cmath>
 #include <cstdio>

@@ -2,7 +2,7 @@
 // checked (exact and random, on an odd and a padded shape), then on the few-tile shapes timed in
 // turn (Harness::time_in_turn) with cuBLAS SGEMM, rung 11 and what launch() picks. Prints % of
 // cuBLAS per shape; a variant that cannot launch prints its CUDA error.
-//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Irunner \
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Ilibrary -Irunner \
 //        experiments/rung17/configs.cu <build>/libsgemm_harness.a <build>/libsgemm_ladder.a \
 //        -lcublas -ldl -o configs17 && ./configs17 [block_ms]
 #include <cstdio>

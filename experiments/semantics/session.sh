@@ -9,11 +9,11 @@ source "$(dirname "$0")/../session_common.sh"  # $OUT, $W, step, the clock log
 
 cmake -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null &&
   cmake --build build-gpu -j 16 > "$W/build.log" 2>&1 || { tail -30 "$W/build.log"; exit 1; }
-nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Irunner -I.baseline/kernels \
+nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Ilibrary -Irunner -I.baseline/kernels \
   -I.deps/usr/include experiments/timing/before_after.cu build-gpu/libsgemm_harness.a \
   build-gpu/libsgemm_ladder.a -lcublas -ldl -o build-gpu/before_after &
 tools=($!)
-nvcc -O2 -std=c++17 -Irunner -I.deps/usr/include experiments/timing/power_cap.cu \
+nvcc -O2 -std=c++17 -Ilibrary -Irunner -I.deps/usr/include experiments/timing/power_cap.cu \
   build-gpu/libsgemm_harness.a build-gpu/libsgemm_ladder.a -lcublas -ldl -o build-gpu/power_cap &
 tools+=($!)
 wait "${tools[@]}"

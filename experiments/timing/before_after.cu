@@ -3,7 +3,7 @@
 // against the library's, with the cuBLAS of each rung's class beside them, timed in turn in
 // blocks on the same inputs (Harness::time_in_turn). The ratio after / before is what a change
 // did to a rung's speed; the percentages of cuBLAS show the session's clocks.
-//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Irunner -I<baseline>/kernels \
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Ilibrary -Irunner -I<baseline>/kernels \
 //        experiments/timing/before_after.cu <build>/libsgemm_harness.a \
 //        <build>/libsgemm_ladder.a -lcublas -ldl -o before_after && ./before_after 4096 8192
 // (not -Ikernels: the kernel files' names are the same in both trees, and the first found wins;

@@ -14,7 +14,7 @@
 //   git show 0fce4f7:kernels/16_ozaki_int8.cu > .ba16/16_before.cu &&
 //   git show 5f87f2c:kernels/16_ozaki_int8.cu > .ba16/16_after.cu &&
 //   git show <commit>:kernels/16_ozaki_int8.cu > .ba16/16_head.cu
-//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Irunner -I.ba16 \
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Ilibrary -Irunner -I.ba16 \
 //        experiments/timing/before_after_rung16.cu <build>/libsgemm_harness.a \
 //        <build>/libsgemm_ladder.a -lcublas -ldl -o before_after_rung16 &&
 //   ./before_after_rung16 4096 8192

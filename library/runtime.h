@@ -19,7 +19,7 @@ struct RungInfo;
 namespace sgemm::runtime {
 
 // Runs `rung` on `problem`, and where it cannot, the rung kernels/fallbacks.inc names for the
-// reason, down the chain (runner/api.cu): for a rung whose own algorithm runs another rung
+// reason, down the chain (library/api.cu): for a rung whose own algorithm runs another rung
 // (rung 16's slow path). Returns the last launcher's answer.
 cudaError_t launch_with_fallbacks(const RungInfo& rung, const Gemm& problem, cudaStream_t stream);
 
@@ -112,7 +112,7 @@ cudaError_t workspace_free(void* p, size_t bytes, cudaStream_t stream);
 
 // out = in^T: `in` is rows x cols (row-major, rows ld_in apart), `out` cols x rows (rows ld_out
 // apart, ld_out >= rows; its padding is not written). A tiled transpose through shared memory,
-// reads and writes coalesced, any alignment (runner/transpose.cu). Queued on `stream`.
+// reads and writes coalesced, any alignment (library/transpose.cu). Queued on `stream`.
 cudaError_t transpose(const float* in, int rows, int cols, int ld_in, float* out, int ld_out,
                       cudaStream_t stream);
 
