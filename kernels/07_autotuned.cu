@@ -47,6 +47,7 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN>::kThreads,
     sgemm_autotuned(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                     int ldb, float beta, float* C, int ldc) {
   using T = Tile<BM, BN, BK, TM, TN>;
+  // The tiles of A and B this block multiplies, staged in shared memory.
   __shared__ alignas(16) float As[BK * BM];  // As[k * BM + r] = A[blockRow + r][k0 + k]
   __shared__ alignas(16) float Bs[BK * BN];  // Bs[k * BN + c] = B[k0 + k][blockCol + c]
 
@@ -96,8 +97,7 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN>::kThreads,
     __syncthreads();  // everyone is done reading before the next step overwrites them
   }
 
-  // Unrolled, so that acc[] is indexed with constants and stays in registers: without it
-  // some tile sizes put acc[] in local memory.
+  // Unrolled, so that acc[] is indexed with constants and stays in registers.
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
     const int row = blockRow + threadRow * TM + i;

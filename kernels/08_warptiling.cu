@@ -74,6 +74,7 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN>::kThr
     sgemm_warptiling(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                      int ldb, float beta, float* C, int ldc) {
   using T = Tile<BM, BN, BK, WM, WN, WNITER, TM, TN>;
+  // The tiles of A and B this block multiplies, staged in shared memory.
   // Two buffers of each tile: the block computes on one while the next tile fills the other.
   __shared__ alignas(
       16) float As[2][BK * BM];  // As[.][k * BM + swizzle(r, k)] = A[blockRow + r][k0 + k]
@@ -168,8 +169,7 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN>::kThr
     __syncthreads();  // one barrier a step: the other buffer is full, and this one is free
   }
 
-  // Unrolled, so that acc[] is indexed with constants and stays in registers: without it
-  // some tile sizes put acc[] in local memory.
+  // Unrolled, so that acc[] is indexed with constants and stays in registers.
 #pragma unroll
   for (int i = 0; i < T::WMITER * TM; ++i) {
     const int row = blockRow + warpRow * WM + (i / TM) * T::WSUBM + threadRow * TM + i % TM;

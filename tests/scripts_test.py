@@ -53,6 +53,7 @@ def write_tool(folder, name, python_body):
 
 
 docs_diffs = load("docs-diffs")
+from sgemm_tools import diff_ideas  # noqa: E402
 
 # The shape of `cuobjdump -sass` output: encodings on every line and on a line of their own.
 SASS = """
@@ -715,6 +716,60 @@ class DocsDiffs(unittest.TestCase):
             self.assertEqual(subprocess.run(check, capture_output=True).returncode, 1)
             subprocess.run([sys.executable, script, path], check=True, capture_output=True)
             self.assertEqual(subprocess.run(check, capture_output=True).returncode, 0)
+
+
+class DiffIdeas(unittest.TestCase):
+    """scripts/diff N --idea NAME: rung 8's ideas table (docs/08_warptiling.md) in step with
+    the kernels, and each idea's view made of that idea's changes only."""
+
+    def setUp(self):
+        [self.map] = diff_ideas.all_maps()
+
+    def test_tables_in_step(self):
+        p = run("diff", "--check")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.map.problems(), [])
+
+    def test_all_ideas_make_the_rung(self):
+        m = self.map
+        whole = diff_ideas.only_ideas(m, list(m.ideas), 3)
+        self.assertEqual(ladder.split_hunks(whole)[1],
+                         ladder.split_hunks(ladder.kernel_diff(m.old, m.new))[1])
+
+    def test_one_idea(self):
+        p = run("diff", str(self.map.new.number), "--idea", "swizzle", "--no-color")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        changed = [line for line in p.stdout.splitlines()[2:] if line[:1] in "+-"]
+        self.assertTrue(any("int swizzle(" in line for line in changed))
+        self.assertFalse(any("warpIdx" in line or "nextA" in line for line in changed))
+        for bad in (["--idea", "no-such-idea"], ["--idea", ","], ["--check"]):
+            p = run("diff", str(self.map.new.number), *bad)
+            self.assertEqual(p.returncode, 2, bad)
+
+    def planted(self, rows, changes=None, fingerprint=None):
+        m = self.map
+        text = (f"<!-- ideas:begin {m.old.number} {m.new.number} changes={changes or m.count} "
+                f"fingerprint={fingerprint or m.fingerprint} -->\n| idea | changes | what |\n"
+                + "".join(f"| `{name}` | {numbers} | x |\n" for name, numbers in rows)
+                + "<!-- ideas:end -->\n")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "doc.md")
+            with open(path, "w") as f:
+                f.write(text)
+            [planted] = diff_ideas.idea_maps(path)
+            return " ".join(planted.problems())
+
+    def test_planted_tables_fail(self):
+        n = self.map.count
+        self.assertEqual(self.planted([("all", f"1-{n}")]), "")
+        self.assertIn("change 1 is in ideas a and b",
+                      self.planted([("a", f"1-{n}"), ("b", "1")]))
+        self.assertIn(f"changes {n} are in no idea", self.planted([("a", f"1-{n - 1}")]))
+        self.assertIn(f"no change {n + 1}", self.planted([("a", f"1-{n + 1}")]))
+        self.assertIn("not the one this table maps",
+                      self.planted([("a", f"1-{n}")], fingerprint="0" * 12))
+        self.assertIn("not the one this table maps",
+                      self.planted([("a", f"1-{n + 1}")], changes=n + 1))
 
 
 class Ladder(unittest.TestCase):
