@@ -22,8 +22,19 @@
 #  - docs.best_predictions: doc 18's predictions beside outcomes, as the table compiled into
 #    sgemm_best_rates and the committed measurements give them (scripts/autotune --best
 #    --predictions --check).
+#  - docs.template: docs 00-11 follow the lesson template (the seven headings in order, the
+#    try-it box, a picture of their own, a lesson of at most 300 lines, no issue numbers or
+#    sessions; scripts/docs-lint template);
+#  - docs.numbers: every % and × in the lessons of docs 00-11 is in a committed results JSON
+#    (scripts/docs-lint numbers);
+#  - docs.comment_share: at most a quarter of the changed lines of scripts/diff 2 .. 11 are
+#    comments (scripts/docs-lint comments, which prints the share of every rung);
+#  - docs.checks_script: docs-facts and docs-lint fail on planted errors in a fixture doc (a
+#    register split, an instruction claim, a number in no committed JSON, a missing heading)
+#    and pass it without them (tests/docs_checks_test.py).
 set(_docs_tests docs.diffs_in_step docs.measured_tables docs.tables_script
-    docs.precision_tables docs.inputs_tables docs.facts docs.install_line docs.best_predictions)
+    docs.precision_tables docs.inputs_tables docs.facts docs.install_line docs.best_predictions
+    docs.template docs.numbers docs.comment_share docs.checks_script)
 find_package(Python3 3.8 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   add_test(NAME docs.diffs_in_step
@@ -41,6 +52,14 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME docs.best_predictions
     COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/autotune --best --predictions
             --check --build $<TARGET_FILE_DIR:sgemm_best_rates>)
+  foreach(check IN ITEMS template numbers)
+    add_test(NAME docs.${check}
+      COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/docs-lint ${check})
+  endforeach()
+  add_test(NAME docs.comment_share
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/docs-lint comments)
+  add_test(NAME docs.checks_script
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/docs_checks_test.py)
   add_test(NAME docs.install_line
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/readme_install_test.py)
 else()  # fail rather than vanish: CI must run these

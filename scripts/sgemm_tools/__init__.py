@@ -15,4 +15,6 @@ list) and this package import as top-level names:
     ncu_report    the summary as text
     code_facts    facts a rung's constants decide (register split, FFMA per pass, SASS rules)
     data_facts    facts of the committed measurements (scripts/docs-facts)
+    doc_lint      the lesson template, the numbers check, the comment share (scripts/docs-lint)
+    measured_numbers  the percentages and ratios the committed JSONs hold, per rung
 """

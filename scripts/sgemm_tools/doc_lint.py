@@ -1,0 +1,167 @@
+"""The checks that keep the lessons of docs 00-11 on one template and their numbers true
+(scripts/docs-lint; each returns [(path, line, message)], empty when the doc passes).
+
+    template(root, path)       the template: title, the seven headings in order, the try-it box
+                               after `## Next`, a picture of the doc's own number that exists,
+                               a lesson of at most LESSON_LINES lines; no issue numbers and no
+                               sessions (when work was done) anywhere in the doc
+    numbers(root, path, data)  every percentage ('82.6%') and speed ratio ('2.12×') of the
+                               lesson's prose is one that a committed results JSON holds, at the
+                               precision written (data = Measured(root); measured_numbers.py
+                               says which values count for which doc and line)
+    comment_share(diff_text)   (comment lines, changed lines) of a unified diff
+
+The lesson is every line above the first `## Appendix` heading (all lines if none). The
+number check reads only its prose: code blocks, inline code, HTML comments, fact markers and
+generated blocks (<!-- NAME:begin ... --> .. <!-- NAME:end -->) are masked. A line that
+carries <!-- number-ok: why --> is not checked (a percentage that is no measurement: a share
+of the changed lines, a model's prediction, ...).
+"""
+import os
+import re
+
+from .measured_numbers import Measured, named_rungs  # noqa: F401 (scripts/docs-lint)
+
+LESSON_LINES = 300
+HEADINGS = ["What you know", "The idea", "Napkin math", "The code", "Evidence", "Caveat", "Next"]
+TRY_IT = "> **Try it.**"
+
+_FENCE = re.compile(r"^(```|~~~)[^\n]*\n.*?^\1[^\n]*$", re.M | re.S)
+_BLOCK = re.compile(r"<!-- (?P<name>[a-z0-9-]+):begin\b.*?<!-- (?P=name):end -->", re.S)
+_FACT = re.compile(r"<!-- fact:.*?<!-- /fact -->", re.S)
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_INLINE = re.compile(r"`[^`\n]*`")
+_NUMBER_OK = re.compile(r"<!-- number-ok:\s*\S[^>]*-->")
+_ISSUE = re.compile(r"\bissues?\s+#?\d+|(?<![&\w/])#\d+\b", re.I)
+_SESSION = re.compile(r"\b(?:this|last|earlier|previous|later|next|that|same|one|an? "
+                      r"(?:earlier|later|previous))\s+sessions?\b", re.I)
+_PERCENT = re.compile(r"(?<![\w.])(?:(\d+(?:\.\d+)?)\s?[–-]\s?)?(\d+(?:\.\d+)?)\s?%")
+_RATIO = re.compile(r"(?<![\w.])(\d+\.\d+)\s?×(?![\w(])")
+
+
+def _blank(m):
+    return "".join(c if c == "\n" else " " for c in m.group(0))
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def lesson_end(lines):
+    """The index of the first `## Appendix` heading outside code blocks, or len(lines)."""
+    masked = _FENCE.sub(_blank, "\n".join(lines)).split("\n")
+    return next((i for i, line in enumerate(masked) if line.startswith("## Appendix")),
+                len(lines))
+
+
+def prose(text):
+    """The text with everything but prose blanked (line numbers kept)."""
+    for pattern in (_FENCE, _BLOCK, _FACT, _COMMENT, _INLINE):
+        text = pattern.sub(_blank, text)
+    return text
+
+
+def number_of(path):
+    """'03' of docs/03_smem_tiling.md."""
+    return os.path.basename(path)[:2]
+
+
+def template(root, path):
+    text = read(path)
+    lines = text.split("\n")
+    end = lesson_end(lines)
+    code_free = _FENCE.sub(_blank, text).split("\n")
+    problems = []
+
+    def say(line, message):
+        problems.append((path, line, message))
+    nn = number_of(path)
+    if not lines[0].startswith(f"# {nn} · "):
+        say(1, f"the title is not '# {nn} · Title'")
+    headings = [(i + 1, line[3:].strip()) for i, line in enumerate(code_free[:end])
+                if line.startswith("## ")]
+    names = [h for _, h in headings]
+    for want in HEADINGS:
+        if want not in names:
+            say(1, f"no heading '## {want}' in the lesson (above any '## Appendix')")
+    extra = [(n, h) for n, h in headings if h not in HEADINGS]
+    for n, h in extra:
+        say(n, f"'## {h}' is not a heading of the template: use ### inside a section, or "
+               "move it to an '## Appendix: ...' after the lesson")
+    order = [h for h in names if h in HEADINGS]
+    if order != [h for h in HEADINGS if h in order]:
+        say(headings[0][0] if headings else 1,
+            f"the headings are in the order {', '.join(order)}; the template's is "
+            f"{', '.join(HEADINGS)}")
+    nxt = next((n for n, h in headings if h == "Next"), None)
+    if not any(line.startswith(TRY_IT) for line in code_free[(nxt or end):end]):
+        say(nxt or 1, f"no '{TRY_IT}' blockquote after '## Next' in the lesson")
+    pictures = re.findall(rf"\]\((pictures/{nn}_[^)\s]*\.svg)\)", "\n".join(code_free))
+    if not pictures:
+        say(1, f"no picture: the template wants at least one ![...](pictures/{nn}_*.svg)")
+    for picture in pictures:
+        if not os.path.exists(os.path.join(os.path.dirname(path), picture)):
+            say(1, f"{picture} does not exist (scripts/pictures draws them)")
+    if end > LESSON_LINES:
+        say(end, f"the lesson has {end} lines, more than {LESSON_LINES}: move history, "
+                 "prototypes and other-GPU runs to an '## Appendix: ...' at the end")
+    masked = _FACT.sub(_blank, _BLOCK.sub(_blank, text)).split("\n")
+    for i, line in enumerate(masked):
+        for pattern, what in ((_ISSUE, "an issue number"), (_SESSION, "when work was done")):
+            m = pattern.search(line)
+            if m:
+                say(i + 1, f"'{m.group(0)}' is {what}: the reader cannot see it; say what "
+                           "the code or the data show")
+    return problems
+
+
+def numbers(root, path, data):
+    text = read(path)
+    lines = text.split("\n")
+    end = lesson_end(lines)
+    masked = prose(text).split("\n")
+    nn = int(number_of(path))
+    header, top = {}, None  # a table row's header line: its columns may name the rungs
+    for i, line in enumerate(masked):
+        top = (top if top is not None else i) if line.lstrip().startswith("|") else None
+        if top is not None and top != i:
+            header[i] = top
+    problems = []
+    for i in range(end):
+        if _NUMBER_OK.search(lines[i]):
+            continue
+        found = [(w, "%") for m in _PERCENT.finditer(masked[i]) for w in (m[1], m[2]) if w]
+        found += [(m[1], "×") for m in _RATIO.finditer(masked[i])]
+        if not found:
+            continue
+        said = masked[i] + (" " + masked[header[i]] if i in header else "")
+        rungs = {nn, nn - 1} | named_rungs(said) | ({0} if "cuBLAS" in said else set())
+        pct, ratio = data.allowed(text, None if nn == 0 else rungs)
+        for written, sign in found:
+            if written not in (pct if sign == "%" else ratio):
+                problems.append((path, i + 1, f"{written}{sign} is in no committed results "
+                                 "JSON of this rung, the one before or a rung the line names "
+                                 "(results/h200, results/h100: bench, ladder, precision, "
+                                 "profiles, and the JSONs the doc names): use a fact marker, "
+                                 "or <!-- number-ok: why --> if it is no measurement"))
+    return problems
+
+
+def is_comment(content):
+    s = content.strip()
+    return s.startswith(("//", "/*", "*/")) or s == "*" or s.startswith("* ")
+
+
+def comment_share(diff_text):
+    """(changed lines whose content is a comment, changed lines) of a unified diff: lines
+    starting with + or -, not the +++ / --- file headers."""
+    comments = changed = 0
+    in_hunk = False
+    for line in diff_text.splitlines():
+        in_hunk = in_hunk or line.startswith("@@")
+        if not in_hunk or not line.startswith(("+", "-")):
+            continue
+        changed += 1
+        comments += is_comment(line[1:])
+    return comments, changed

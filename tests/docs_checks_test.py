@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+"""CPU tests of the checks that keep docs 00-11 true: scripts/docs-facts (facts computed from
+the kernels, tests/sass_expectations.json and the committed sweeps) and scripts/docs-lint
+(the template, the numbers, the comment share), on a fixture doc in a temporary tree.
+
+    python3 tests/docs_checks_test.py        (ctest: docs.checks_script, label cpu)
+
+The fixture passes every check; each test plants one error of a kind a doc can carry (a
+wrong register split, a wrong instruction claim, a number in no committed JSON, a missing
+heading, ...) and expects the check to fail and to name the line.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+SCRIPTS = os.path.join(ROOT, "scripts")
+sys.path.insert(0, SCRIPTS)
+import ladder  # noqa: E402
+from sgemm_tools import code_facts, data_facts, doc_lint  # noqa: E402
+
+BENCH = "results/h200/bench.json"
+RUNG = 10
+SHAPE = "4096x4096x4096"
+
+
+def run(script, *args):
+    return subprocess.run([sys.executable, os.path.join(SCRIPTS, script), *args],
+                          capture_output=True, text=True)
+
+
+def fixture():
+    """A doc 10 that follows the template, with every kind of fact and a measured number."""
+    rung = ladder.rung(RUNG)
+    pct = data_facts.bench(BENCH, RUNG, SHAPE)
+    return f"""# {RUNG:02d} · A fixture
+
+One line on what this rung changes.
+
+## What you know
+
+The rung before.
+
+## The idea
+
+![the ring](pictures/{RUNG:02d}_fixture.svg)
+
+## Napkin math
+
+Each consumer thread issues <!-- fact:ffma-per-pass {RUNG} -->{code_facts.ffma_per_pass(rung)}<!-- /fact -->
+FFMA a pass of the main loop.
+
+## The code
+
+The producer keeps <!-- fact:register-split {RUNG} -->{code_facts.register_split(rung)}<!-- /fact -->
+registers (producer/consumer).
+
+## Evidence
+
+The SASS tests require <!-- fact:sass-holds {RUNG} LDGSTS -->{code_facts.sass_holds(rung, "LDGSTS")}<!-- /fact -->.
+On the H200 rung {RUNG} reached <!-- fact:bench {BENCH} {RUNG} {SHAPE} -->{pct}<!-- /fact -->
+of cuBLAS at 4096³, and in prose: rung {RUNG} at {pct} of cuBLAS ({BENCH}).
+A share that is no measurement: 12.5% of the lanes. <!-- number-ok: arithmetic -->
+
+```
+a code block may say 12.3456% and ## Heading
+```
+
+## Caveat
+
+The limit.
+
+## Next
+
+The bridge.
+
+> **Try it.** A knob, a command, what to expect.
+
+## Appendix: history
+
+Anything: 12.3456% here is not checked.
+"""
+
+
+class Tree:
+    """A temporary tree with docs/10_fixture.md, its picture, and the real results/."""
+
+    def __init__(self, text):
+        self.dir = tempfile.TemporaryDirectory()
+        self.root = self.dir.name
+        os.makedirs(os.path.join(self.root, "docs", "pictures"))
+        os.symlink(os.path.join(ROOT, "results"), os.path.join(self.root, "results"))
+        with open(os.path.join(self.root, "docs", "pictures", f"{RUNG:02d}_fixture.svg"), "w") as f:
+            f.write("<svg xmlns='http://www.w3.org/2000/svg'/>\n")
+        self.doc = os.path.join(self.root, "docs", f"{RUNG:02d}_fixture.md")
+        with open(self.doc, "w") as f:
+            f.write(text)
+
+    def facts(self):
+        return run("docs-facts", "--check", "--root", self.root)
+
+    def lint(self, check):
+        return run("docs-lint", check, "--root", self.root)
+
+
+def line_of(text, needle):
+    return text[:text.index(needle)].count("\n") + 1
+
+
+class FixtureTest(unittest.TestCase):
+    def setUp(self):
+        self.text = fixture()
+
+    def tree(self, text):
+        tree = Tree(text)
+        self.addCleanup(tree.dir.cleanup)
+        return tree
+
+    def assertFails(self, result, *needles):
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+        for needle in needles:
+            self.assertIn(needle, result.stderr)
+
+    def test_good_fixture_passes(self):
+        tree = self.tree(self.text)
+        for result in (tree.facts(), tree.lint("template"), tree.lint("numbers")):
+            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+
+    def test_planted_register_split(self):
+        split = code_facts.register_split(ladder.rung(RUNG))
+        text = self.text.replace(f"-->{split}<", "-->24/240<")
+        self.assertNotEqual(text, self.text)
+        self.assertFails(self.tree(text).facts(), f":{line_of(text, '24/240')}: fact:register-split "
+                         f"{RUNG} says '24/240'", f"'{split}'")
+
+    def test_planted_instruction_claim(self):
+        claim = code_facts.sass_holds(ladder.rung(RUNG), "LDGSTS")
+        text = self.text.replace(claim, "no `LDGSTS` in the kernel")
+        self.assertNotEqual(text, self.text)
+        self.assertFails(self.tree(text).facts(), f"fact:sass-holds {RUNG} LDGSTS says 'no `LDGSTS`")
+
+    def test_planted_ffma_count(self):
+        count = code_facts.ffma_per_pass(ladder.rung(RUNG))
+        text = self.text.replace(f"-->{count}<", f"-->{2 * int(count)}<")
+        self.assertFails(self.tree(text).facts(), f"fact:ffma-per-pass {RUNG} says")
+
+    def test_planted_number_not_in_the_data(self):
+        pct, _ = doc_lint.Measured(ROOT).allowed(self.text, {RUNG, RUNG - 1})
+        absent = next(f"{v / 10:.1f}" for v in range(500, 1000) if f"{v / 10:.1f}" not in pct)
+        text = self.text.replace("The bridge.", f"The bridge: rung {RUNG} reached {absent}%.")
+        self.assertFails(self.tree(text).lint("numbers"),
+                         f":{line_of(text, absent)}: {absent}% is in no committed")
+        allowed = text.replace(f"{absent}%.", f"{absent}%. <!-- number-ok: a prediction -->")
+        self.assertEqual(self.tree(allowed).lint("numbers").returncode, 0)
+
+    def test_planted_ratio_not_in_the_data(self):
+        text = self.text.replace("The bridge.", "The bridge: 9.87× faster.")
+        self.assertFails(self.tree(text).lint("numbers"), "9.87× is in no committed")
+
+    def test_planted_missing_heading(self):
+        text = self.text.replace("## Caveat\n", "")
+        self.assertFails(self.tree(text).lint("template"), "no heading '## Caveat'")
+
+    def test_planted_headings_out_of_order(self):
+        text = self.text.replace("## Napkin math", "## Tmp").replace("## The idea",
+                                                                     "## Napkin math")
+        text = text.replace("## Tmp", "## The idea")
+        self.assertFails(self.tree(text).lint("template"), "in the order")
+
+    def test_planted_extra_heading_try_it_and_picture(self):
+        text = self.text.replace("## Caveat", "## History\n\nOld.\n\n## Caveat")
+        self.assertFails(self.tree(text).lint("template"), "'## History' is not a heading")
+        text = self.text.replace("> **Try it.**", "> Try it:")
+        self.assertFails(self.tree(text).lint("template"), "no '> **Try it.**'")
+        text = self.text.replace(f"pictures/{RUNG:02d}_fixture.svg", "pictures/09_other.svg")
+        self.assertFails(self.tree(text).lint("template"), "no picture")
+        text = self.text.replace("_fixture.svg)", "_missing.svg)")
+        self.assertFails(self.tree(text).lint("template"), "_missing.svg does not exist")
+
+    def test_planted_issue_and_session(self):
+        for planted in ("as issue 21 found", "see #28", "in this session",
+                        "the last session measured"):
+            text = self.text.replace("The limit.", f"The limit, {planted}.")
+            self.assertFails(self.tree(text).lint("template"), f":{line_of(text, planted)}:")
+
+    def test_long_lesson(self):
+        text = self.text.replace("The rung before.", "line\n" * 300)
+        self.assertFails(self.tree(text).lint("template"), "more than 300")
+        # the same lines in the appendix are fine
+        text = self.text + "line\n" * 300
+        self.assertEqual(self.tree(text).lint("template").returncode, 0)
+
+
+class UnitTest(unittest.TestCase):
+    def test_comment_share(self):
+        diff = ("--- a\n+++ b\n@@ -1,3 +1,3 @@\n-// old comment\n+// new comment\n"
+                "-  *reinterpret_cast<float4*>(p) = v;\n+  x = 1;  // trailing: code\n"
+                "+ * a block comment line\n+/* one */\n context\n")
+        self.assertEqual(doc_lint.comment_share(diff), (4, 6))
+
+    def test_evaluate(self):
+        names = {"TM": 8, "TN": 8, "kThreads": 256}
+        self.assertEqual(code_facts.evaluate("TM * TN > 64 || kThreads >= 512 ? 1 : "
+                                             "512 / kThreads", names), 2)
+        self.assertEqual(code_facts.evaluate("TM / (TN > 0 ? TN : 1) + T::TM", names), 9)
+        self.assertIsNone(code_facts.evaluate("BM * 2", names))
+
+    def test_register_splits_of_the_hopper_rungs(self):
+        # the split the kernels' RegisterSplit gives with kernels/pipeline.cuh's formula
+        for rung in ladder.rungs():
+            with open(os.path.join(ROOT, rung.kernel)) as f:
+                if "RegisterSplit<" not in f.read():
+                    continue
+            producer, consumer = map(int, code_facts.register_split(rung).split("/"))
+            self.assertLess(producer, consumer, rung.kernel)
+            self.assertLessEqual(consumer, 256, rung.kernel)
+            self.assertEqual(consumer % 8, 0, rung.kernel)
+
+    def test_ffma_per_pass_of_the_simt_rungs(self):
+        # rungs 4-11 each have a micro-tile; the count is a whole number of FFMA per k
+        for number in range(4, 12):
+            rung = ladder.rung(number)
+            per_pass = int(code_facts.ffma_per_pass(rung))
+            per_tile = int(code_facts.ffma_per_ktile(rung))
+            self.assertEqual(per_tile % per_pass, 0, rung.kernel)
+
+    def test_sass_holds_says_what_the_json_requires(self):
+        text = code_facts.sass_holds(ladder.rung(1), "LDS")
+        self.assertEqual(text, "no `LDS` in the kernel")
+        with self.assertRaises(ladder.Error):
+            code_facts.sass_holds(ladder.rung(1), "HGMMA")
+
+    def test_named_rungs(self):
+        self.assertEqual(doc_lint.named_rungs("rungs 5–7 and rung 10; Rung 2"),
+                         {2, 5, 6, 7, 10})
+
+
+if __name__ == "__main__":
+    unittest.main()
