@@ -186,6 +186,12 @@ class FixtureTest(unittest.TestCase):
             text = self.text.replace("The limit.", f"The limit, {planted}.")
             self.assertFails(self.tree(text).lint("template"), f":{line_of(text, planted)}:")
 
+    def test_planted_date(self):
+        text = self.text.replace("The limit.", "The limit (measured 2026-11-21).")
+        self.assertFails(self.tree(text).lint("template"), "a date in the lesson")
+        text = self.text + "Measured 2026-11-21.\n"  # the appendix may date its history
+        self.assertEqual(self.tree(text).lint("template").returncode, 0)
+
     def test_long_lesson(self):
         text = self.text.replace("The rung before.", "line\n" * 300)
         self.assertFails(self.tree(text).lint("template"), "more than 300")

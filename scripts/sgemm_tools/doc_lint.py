@@ -4,7 +4,8 @@
     template(root, path)       the template: title, the seven headings in order, the try-it box
                                after `## Next`, a picture of the doc's own number that exists,
                                a lesson of at most LESSON_LINES lines; no issue numbers and no
-                               sessions (when work was done) anywhere in the doc
+                               sessions (when work was done) anywhere in the doc, no dates in
+                               the lesson (generated blocks and facts apart)
     numbers(root, path, data)  every percentage ('82.6%') and speed ratio ('2.12×') of the
                                lesson's prose is one that a committed results JSON holds, at the
                                precision written (data = Measured(root); measured_numbers.py
@@ -35,6 +36,7 @@ _NUMBER_OK = re.compile(r"<!-- number-ok:\s*\S[^>]*-->")
 _ISSUE = re.compile(r"\bissues?\s+#?\d+|(?<![&\w/])#\d+\b", re.I)
 _SESSION = re.compile(r"\b(?:this|last|earlier|previous|later|next|that|same|one|an? "
                       r"(?:earlier|later|previous))\s+sessions?\b", re.I)
+_DATE = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b")
 _PERCENT = re.compile(r"(?<![\w.])(?:(\d+(?:\.\d+)?)\s?[–-]\s?)?(\d+(?:\.\d+)?)\s?%")
 _RATIO = re.compile(r"(?<![\w.])(\d+\.\d+)\s?×(?![\w(])")
 
@@ -108,7 +110,10 @@ def template(root, path):
                  "prototypes and other-GPU runs to an '## Appendix: ...' at the end")
     masked = _FACT.sub(_blank, _BLOCK.sub(_blank, text)).split("\n")
     for i, line in enumerate(masked):
-        for pattern, what in ((_ISSUE, "an issue number"), (_SESSION, "when work was done")):
+        checks = [(_ISSUE, "an issue number"), (_SESSION, "when work was done")]
+        if i < end:
+            checks.append((_DATE, "a date in the lesson (history goes to the appendix)"))
+        for pattern, what in checks:
             m = pattern.search(line)
             if m:
                 say(i + 1, f"'{m.group(0)}' is {what}: the reader cannot see it; say what "
