@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
   const SweepParseResult parsed = parse_sweep_args(&argc, argv);
   if (!parsed.ok()) {
     std::fprintf(stderr, "sgemm_bench: %s\n", parsed.error.c_str());
-    return kExitUsage;
+    return parsed.status;  // 2 (bad usage), or 3 for an output file that cannot be written
   }
   const SweepOptions& options = parsed.options;
   if (!options.help.empty()) {

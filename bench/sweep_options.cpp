@@ -101,7 +101,9 @@ SweepParseResult parse_sweep_args(int* argc, char** argv) {
       "sgemm_bench");
   app.footer("shapes (MxNxK):\n" + shapes_text() + "\nrungs:\n" + runnables_help() + "\n" +
              exit_status_help("a benchmark failed its check or hit a CUDA error (the others run)",
-                              "no usable GPU, or a CUDA error before the sweep started"));
+                              "no usable GPU, a CUDA error before the sweep started, or the "
+                              "--json (--benchmark_out) file cannot be written (found before "
+                              "any GPU work)"));
   app.set_help_flag("-h,--help", "this text, with the shapes and rungs");
   bool list = false;
   app.add_flag("--list", list, "the same as --help");
@@ -134,8 +136,6 @@ SweepParseResult parse_sweep_args(int* argc, char** argv) {
     if (list) throw CLI::CallForHelp();
     if (common.shapes_given() && !shape_set.empty())
       throw CLI::ValidationError("--shapes", "give either --shapes or --mnk/--sizes, not both");
-    common.finish(default_shapes(shape_set));
-    o.shapes = o.run.shapes;
     if (rungs_text.empty()) throw CLI::ValidationError("--rungs", "needs a list, e.g. 0,5 or all");
     for (const std::string& part : split(rungs_text, ',')) {
       if (part == "all") {
@@ -152,19 +152,26 @@ SweepParseResult parse_sweep_args(int* argc, char** argv) {
     // Ladder order, references first: each shape's cuBLAS benchmark comes before its rungs.
     std::sort(o.rungs.begin(), o.rungs.end());
     o.rungs.erase(std::unique(o.rungs.begin(), o.rungs.end()), o.rungs.end());
+    common.finish(default_shapes(shape_set));  // last: it checks the --json file
+    o.shapes = o.run.shapes;
   });
   bool is_help = false;
-  const std::string text = parse(app, take_sweep_args(argc, argv), &is_help);
+  const std::string text = parse(app, take_sweep_args(argc, argv), &is_help, &result.status);
   (is_help ? o.help : result.error) = text;
   // Google Benchmark exits with 1, which means a failed benchmark here, when it cannot open
-  // --benchmark_out: a bad path is bad usage, found now, before any GPU work.
+  // --benchmark_out: a file that cannot be written is a runtime error (as --json), found now,
+  // before any GPU work.
   for (int i = 1; result.ok() && !is_help && i < *argc; ++i) {
     const std::string arg = argv[i];
     if (starts_with(arg, "--benchmark_out=")) {
       const std::string why = writable_error(arg.substr(arg.find('=') + 1));
-      if (!why.empty()) result.error = "--benchmark_out: " + why;
+      if (!why.empty()) {
+        result.error = "--benchmark_out: " + why;
+        result.status = kExitRuntimeError;
+      }
     }
   }
+  if (result.ok()) result.status = kExitOk;
   // The bench's JSON is Google Benchmark's: --json FILE asks it for exactly that.
   if (result.ok() && !o.run.json_path.empty()) {
     o.benchmark_out = {"--benchmark_out=" + o.run.json_path, "--benchmark_out_format=json"};

@@ -45,6 +45,8 @@ struct SweepOptions {
 struct SweepParseResult {
   SweepOptions options;
   std::string error;  // empty on success; otherwise one sentence naming the problem
+  int status = 0;     // with an error, the exit status: kExitUsage, or kExitRuntimeError when
+                      // the --json or --benchmark_out file cannot be written
   bool ok() const { return error.empty(); }
 };
 

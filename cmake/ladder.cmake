@@ -8,6 +8,7 @@
 #   SGEMM_KERNEL_SOURCES  <root>/kernels/01_naive.cu;... absolute paths
 #   SGEMM_SM90A_SOURCES   those of them whose file has the line "// Needs: sm_90a" (Hopper's
 #                         architecture-specific target; CMakeLists.txt builds them apart)
+#   SGEMM_SM90A_NUMBERS   their rung numbers (`sgemm --list` marks them)
 # Iterate over rungs with foreach(number name IN ZIP_LISTS SGEMM_RUNG_NUMBERS SGEMM_RUNG_NAMES).
 cmake_path(GET CMAKE_CURRENT_LIST_DIR PARENT_PATH _sgemm_root)
 set(_sgemm_list ${_sgemm_root}/kernels/ladder.inc)
@@ -19,6 +20,7 @@ set(SGEMM_RUNG_NAMES "")
 set(SGEMM_RUNG_STEMS "")
 set(SGEMM_KERNEL_SOURCES "")
 set(SGEMM_SM90A_SOURCES "")
+set(SGEMM_SM90A_NUMBERS "")
 foreach(_sgemm_line IN LISTS _sgemm_lines)
   if(NOT _sgemm_line MATCHES "^RUNG\\(([0-9]+), *([a-z0-9_]+), *(fp32|tf32),")
     message(FATAL_ERROR "kernels/ladder.inc: cannot read '${_sgemm_line}'")
@@ -39,5 +41,7 @@ foreach(_sgemm_line IN LISTS _sgemm_lines)
   file(STRINGS ${_sgemm_source} _sgemm_needs REGEX "^// Needs: sm_90a" LIMIT_COUNT 1)
   if(_sgemm_needs)
     list(APPEND SGEMM_SM90A_SOURCES ${_sgemm_source})
+    list(GET SGEMM_RUNG_NUMBERS -1 _sgemm_number)
+    list(APPEND SGEMM_SM90A_NUMBERS ${_sgemm_number})
   endif()
 endforeach()

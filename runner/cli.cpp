@@ -36,7 +36,7 @@ ParseResult parse_args(const std::vector<std::string>& args) {
   app.footer("rungs:\n" + runnables_help() + "\n" +
              exit_status_help("a check failed (the rung is not timed; the others run)",
                               "a runtime error: no usable GPU, a CUDA or cuBLAS error, or the "
-                              "JSON could not be written"));
+                              "--json file cannot be written (found before any GPU work)"));
   std::vector<std::string> positional;
   app.add_option("RUNG", positional, "rung numbers or names, or all")->type_name("RUNG|all");
   app.add_flag("--list", o.list, "list the rungs and exit");
@@ -62,8 +62,9 @@ ParseResult parse_args(const std::vector<std::string>& args) {
     common.finish(square_shapes(default_sizes()));
   });
   bool is_help = false;
-  const std::string text = parse(app, args, &is_help);
+  const std::string text = parse(app, args, &is_help, &result.status);
   (is_help ? result.help : result.error) = text;
+  if (result.ok()) result.status = kExitOk;
   return result;
 }
 

@@ -24,6 +24,8 @@ const std::vector<int>& default_sizes();
 struct ParseResult {
   Options options;
   std::string error;  // one sentence naming the problem; empty on success
+  int status = 0;     // with an error, the exit status: kExitUsage, or kExitRuntimeError when
+                      // the --json file cannot be written
   std::string help;   // the --help text, when asked for
   bool ok() const { return error.empty(); }
 };

@@ -60,6 +60,25 @@ std::optional<Inputs> parse_inputs(const std::string& text) {
   return std::nullopt;
 }
 
+std::string inputs_error(const std::string& text) {
+  if (parse_inputs(text)) return "";
+  const size_t equals = text.find('=');
+  const std::string name = text.substr(0, equals);
+  for (const WithParameter& n : kParameterized) {
+    if (name != n.name) continue;
+    char range[64];  // "in 0..8", "a whole number in 0..60"
+    std::snprintf(range, sizeof range, "%sin 0..%g", n.whole ? "a whole number " : "", n.max);
+    if (equals == std::string::npos) return name + " takes a value: " + name + "=X, X " + range;
+    return name + " must be " + range + ", not '" + text.substr(equals + 1) + "'";
+  }
+  for (const Named& n : kNames)
+    if (name == n.name) return name + " takes no value, not '" + text + "'";
+  std::string names;
+  for (const Named& n : kNames) names += std::string(names.empty() ? "" : ", ") + n.name;
+  for (const WithParameter& n : kParameterized) names += std::string(", ") + n.name + "=X";
+  return "no distribution '" + text + "': the names are " + names + " (see --help)";
+}
+
 std::string inputs_help() {
   return "uniform (full precision, the default), grid (uniform on the 2^-23 grid), normal, "
          "phi=X ((rand - 0.5) exp(X randn), 0 <= X <= 8), big-column (a column of A times "

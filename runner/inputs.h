@@ -36,6 +36,10 @@ struct Inputs {
 // "span-b=S" (whole S, 0 <= S <= 60), "exponents=E" (whole E, 0 <= E <= 60); nullopt otherwise.
 std::optional<Inputs> parse_inputs(const std::string& text);
 
+// "" when parse_inputs takes `text`; otherwise why not, in one short sentence: the range of a
+// distribution's parameter ("phi must be in 0..8, not 9"), or the names when none matches.
+std::string inputs_error(const std::string& text);
+
 // The accepted names, for help texts: "uniform, grid, normal, phi=X (0..8), ...".
 std::string inputs_help();
 

@@ -14,16 +14,40 @@ namespace {
 
 using namespace sgemm;
 
-// `sgemm --list`: every runnable, and under a rung what runs when it cannot (fallbacks.inc).
+// The rungs whose kernel file says "// Needs: sm_90a" (cmake/ladder.cmake): Hopper-only code,
+// which runs on compute capability 9.0 alone. CMakeLists.txt passes their numbers.
+bool needs_sm90a(const Runnable& r) {
+#ifdef SGEMM_SM90A_RUNGS
+  const std::vector<int> numbers = {SGEMM_SM90A_RUNGS};
+  for (int n : numbers)
+    if (!r.reference && r.number == n) return true;
+#endif
+  (void)r;
+  return false;
+}
+
+// `sgemm --list`: every runnable, the GPUs it needs, and under a rung what runs when it cannot
+// (fallbacks.inc).
 void print_list() {
+  std::printf("rung\tname\tneeds\tclass\twhat it changes\n");
   for (const Runnable& r : runnables()) {
-    std::printf("%d\t%s\t%s\t%s\n", r.number, r.name.c_str(), to_string(r.precision),
-                r.summary.c_str());
+    std::printf("%d\t%s\t%s\t%s\t%s\n", r.number, r.name.c_str(), needs_sm90a(r) ? "sm_90a" : "-",
+                to_string(r.precision), r.summary.c_str());
     for (const FallbackInfo& f : fallbacks())
       if (f.rung == r.rung)
         std::printf("\tfalls back to %d %s when %s (%s)\n", f.instead->number, f.instead->name,
                     f.when, to_string(f.reason));
   }
+  std::printf(
+      "\nneeds sm_90a: Hopper-only code (compute capability 9.0: H100, H200, GH200); on another "
+      "GPU the rung\nruns the one it falls back to for gpu_unsupported, else answers `unsupported "
+      "GPU`.\n");
+#ifndef SGEMM_SM90A_BUILT
+  std::printf(
+      "This build has no sm_90a code (90 is not among its CUDA architectures): to run those "
+      "rungs on a\nHopper GPU, configure with -DCMAKE_CUDA_ARCHITECTURES=90 (or a list with "
+      "90).\n");
+#endif
 }
 
 int run(const Options& o) {
@@ -83,7 +107,7 @@ int main(int argc, char** argv) {
   const ParseResult parsed = parse_args(std::vector<std::string>(argv + 1, argv + argc));
   if (!parsed.ok()) {
     std::fprintf(stderr, "sgemm: %s\n", parsed.error.c_str());
-    return kExitUsage;
+    return parsed.status;  // 2 (bad usage), or 3 for a --json file that cannot be written
   }
   if (!parsed.help.empty()) {
     std::fputs(parsed.help.c_str(), stdout);

@@ -130,6 +130,9 @@ const std::pair<const char*, ChecksToRun> kCheckNames[] = {{"both", ChecksToRun:
 
 }  // namespace
 
+OutputError::OutputError(std::string message)
+    : CLI::ParseError("OutputError", std::move(message), kExitRuntimeError) {}
+
 std::string writable_error(const std::string& path) {
   if (path.empty()) return "needs a file name";
   std::error_code ignored;
@@ -179,13 +182,9 @@ CommonOptions::CommonOptions(CLI::App& app, RunOptions& o) : options_(o) {
          [&o](const std::string& text) {
            if (const std::optional<Inputs> in = parse_inputs(text)) o.inputs = *in;
          },
-         "what fills A and B in random checks, timing and --accuracy: " + inputs_help())
+         "what fills A and B in random checks, timing and error measurements: " + inputs_help())
       ->type_name("DIST")
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            return parse_inputs(text) ? "" : "takes " + inputs_help() + ", not '" + text + "'";
-          },
-          ""))
+      ->check(CLI::Validator([](std::string& text) { return inputs_error(text); }, ""))
       ->default_str("uniform");
   app.add_option("--layout", layout_,
                  "how A, B and C are stored: row (row-major, the rungs' own) or col\n"
@@ -245,9 +244,10 @@ CommonOptions::CommonOptions(CLI::App& app, RunOptions& o) : options_(o) {
   app.add_option("--device", o.device, "CUDA device")
       ->check(whole_number(0, 1023))
       ->capture_default_str();
-  app.add_option("--json", o.json_path, "also write the results, with GPU context, as JSON")
-      ->type_name("FILE")
-      ->check(CLI::Validator([](std::string& text) { return writable_error(text); }, ""));
+  json_ = app.add_option("--json", o.json_path, "also write the results, with GPU context, as JSON")
+              ->type_name("FILE")
+              ->check(CLI::Validator(
+                  [](std::string& text) { return text.empty() ? "needs a file name" : ""; }, ""));
 }
 
 void CommonOptions::finish(const std::vector<Shape>& defaults) const {
@@ -277,10 +277,15 @@ void CommonOptions::finish(const std::vector<Shape>& defaults) const {
       throw CLI::ValidationError("--check", s.str() + ": " + plan.error + " (try --check random)");
   }
   options_.shapes = shapes;
+  // Last, once every flag is good: a file that cannot be written is a runtime error.
+  if (json_->count() > 0)
+    if (const std::string why = writable_error(options_.json_path); !why.empty())
+      throw OutputError("--json: " + why);
 }
 
-std::string parse(CLI::App& app, std::vector<std::string> args, bool* is_help) {
+std::string parse(CLI::App& app, std::vector<std::string> args, bool* is_help, int* status) {
   *is_help = false;
+  if (status) *status = kExitUsage;
   std::reverse(args.begin(), args.end());  // CLI11 takes the last argument first
   try {
     app.parse(args);
@@ -291,6 +296,9 @@ std::string parse(CLI::App& app, std::vector<std::string> args, bool* is_help) {
   } catch (const CLI::ExtrasError& e) {  // "The following argument(s) were not expected: x"
     const std::string text = e.what();
     return "unknown option or argument " + text.substr(text.find(": ") + 2) + " (see --help)";
+  } catch (const OutputError& e) {
+    if (status) *status = kExitRuntimeError;
+    return e.what();
   } catch (const CLI::ParseError& e) {
     return e.what();
   }

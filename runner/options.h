@@ -39,7 +39,8 @@ class CommonOptions {
 
   // After a successful parse: fills options.shapes (from --sizes or --mnk, else `defaults`),
   // applies --pad, and checks that the requested check can run on every shape. Throws
-  // CLI::ValidationError naming the problem.
+  // CLI::ValidationError naming the problem; then, when every flag is good, OutputError when
+  // the --json file cannot be written.
   void finish(const std::vector<Shape>& defaults) const;
 
   bool shapes_given() const { return !sizes_.empty() || !mnk_.empty(); }
@@ -49,12 +50,22 @@ class CommonOptions {
   std::vector<std::string> sizes_, mnk_;
   std::string checks_ = "both";
   std::string layout_ = "row", ops_ = "NN";
+  CLI::Option* json_ = nullptr;  // --json, checked by finish() when given
 };
 
 // Parses `args` (without the program name) with `app`, running its callback (where a program
 // calls CommonOptions::finish and checks its own rules). Returns "" when the program should
-// run; otherwise the text to print: the help (with *is_help set) or one error sentence.
-std::string parse(CLI::App& app, std::vector<std::string> args, bool* is_help);
+// run; otherwise the text to print: the help (with *is_help set) or one error sentence. With
+// `status`, *status gets the exit status of that sentence: kExitUsage for a bad command line,
+// kExitRuntimeError for an output file that cannot be written (OutputError).
+std::string parse(CLI::App& app, std::vector<std::string> args, bool* is_help,
+                  int* status = nullptr);
+
+// A file the program is asked to write that cannot be written: a runtime error (exit status
+// kExitRuntimeError), not bad usage, though found while parsing, before any GPU work.
+struct OutputError : CLI::ParseError {
+  explicit OutputError(std::string message);
+};
 
 // "" when a file can be written at `path`; otherwise why not ("cannot write 'x': No such file
 // or directory"). Checked while parsing, so that a bad path fails before any GPU work. Leaves

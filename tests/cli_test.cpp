@@ -210,11 +210,33 @@ TEST(Cli, JsonPath) {
   EXPECT_FALSE(std::filesystem::exists(path)) << "checking the path must leave no file behind";
 }
 
-// An unwritable --json fails while parsing (exit status 2), before any GPU work, not after it.
-TEST(Cli, JsonPathThatCannotBeWrittenIsBadUsage) {
+// An unwritable --json is a runtime error (exit status 3, as --help says), found while parsing,
+// before any GPU work, not after it; a bad flag beside it is still bad usage (2).
+TEST(Cli, JsonPathThatCannotBeWrittenIsARuntimeError) {
   expect_error({"1", "--json", "/no/such/folder/out.json"}, "--json");
   expect_error({"1", "--json", "/no/such/folder/out.json"}, "No such file or directory");
   expect_error({"1", "--json", std::filesystem::temp_directory_path().string()}, "directory");
+  EXPECT_EQ(parse({"1", "--json", "/no/such/folder/out.json"}).status, kExitRuntimeError);
+  EXPECT_EQ(parse({"1", "--sizes", "0", "--json", "/no/such/folder/out.json"}).status, kExitUsage);
+  EXPECT_EQ(parse({"99", "--json", "/no/such/folder/out.json"}).status, kExitUsage);
+  EXPECT_EQ(parse({"1", "--json", ""}).status, kExitUsage);
+  EXPECT_EQ(parse({"1", "--sizes", "0"}).status, kExitUsage);
+  EXPECT_EQ(parse({"1"}).status, kExitOk);
+}
+
+// A distribution's parameter out of range names the range, not every distribution.
+TEST(Cli, InputsOutOfRangeNameTheRange) {
+  ParseResult r = parse({"1", "--inputs", "phi=0.5"});
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.options.run.inputs.name(), "phi=0.5");
+  expect_error({"1", "--inputs", "phi=9"}, "phi must be in 0..8, not '9'");
+  expect_error({"1", "--inputs", "phi"}, "phi=X, X in 0..8");
+  expect_error({"1", "--inputs", "exponents=2.5"}, "exponents must be a whole number in 0..60");
+  expect_error({"1", "--inputs", "span=-1"}, "span must be a whole number in 0..60, not '-1'");
+  expect_error({"1", "--inputs", "normal=2"}, "normal takes no value");
+  expect_error({"1", "--inputs", "gauss"}, "no distribution 'gauss'");
+  for (const char* bad : {"phi=9", "exponents=99", "span=x"})
+    EXPECT_EQ(parse({"1", "--inputs", bad}).error.find("big-column"), std::string::npos) << bad;
 }
 
 TEST(Cli, JsonPathOfAnExistingFileLeavesItAsItIs) {

@@ -63,8 +63,11 @@ sgemm_bench_test(shapes_and_mnk cpu EXIT 2 ARGS --shapes=square --mnk=64,64,64 E
 sgemm_bench_test(bad_limit cpu EXIT 2 ARGS --max-seconds-per-run=-1 EXPECT max-seconds-per-run)
 sgemm_bench_test(unknown_flag cpu EXIT 2 ARGS --bogus=1 EXPECT --bogus)
 sgemm_bench_test(unknown_benchmark_flag cpu EXIT 2 ARGS --benchmark_bogus=1 EXPECT bogus)
-sgemm_bench_test(json_unwritable cpu EXIT 2 ARGS --sizes=64 --json=/no/such/folder/out.json
+# An output file that cannot be written is a runtime error (3), found before any GPU work.
+sgemm_bench_test(json_unwritable cpu EXIT 3 ARGS --sizes=64 --json=/no/such/folder/out.json
   EXPECT "--json: cannot write")
+sgemm_bench_test(benchmark_out_unwritable cpu EXIT 3 ARGS --benchmark_out=/no/such/folder/out.json
+  EXPECT "--benchmark_out: cannot write")
 sgemm_bench_test(no_gpu cpu EXIT 3 ENV CUDA_VISIBLE_DEVICES= ARGS --sizes=64
   EXPECT "no CUDA device")
 
