@@ -181,10 +181,12 @@ class FixtureTest(unittest.TestCase):
         self.assertFails(self.tree(text).lint("template"), "_missing.svg does not exist")
 
     def test_planted_issue_and_session(self):
-        for planted in ("as issue 21 found", "see #28", "in this session",
+        for planted in ("as in issue 21", "(issues 27 and 28)", "see #28", "in this session",
                         "the last session measured"):
             text = self.text.replace("The limit.", f"The limit, {planted}.")
             self.assertFails(self.tree(text).lint("template"), f":{line_of(text, planted)}:")
+        text = self.text.replace("The limit.", "A thread issues 4 global loads.")
+        self.assertEqual(self.tree(text).lint("template").returncode, 0)
 
     def test_planted_date(self):
         text = self.text.replace("The limit.", "The limit (measured 2026-11-21).")

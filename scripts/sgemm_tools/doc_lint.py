@@ -33,7 +33,9 @@ _FACT = re.compile(r"<!-- fact:.*?<!-- /fact -->", re.S)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _INLINE = re.compile(r"`[^`\n]*`")
 _NUMBER_OK = re.compile(r"<!-- number-ok:\s*\S[^>]*-->")
-_ISSUE = re.compile(r"\bissues?\s+#?\d+|(?<![&\w/])#\d+\b", re.I)
+# 'issue 21.', '(issues 27 and 28)', '#28'; not the verb: 'a thread issues 4 global loads'
+_ISSUE = re.compile(r"\bissues?\s+#\d+|\bissues?\s+\d+(?=\s*(?:[.,;:)'’]|\band\b|\bor\b|$))"
+                    r"|(?<![&\w/])#\d+\b", re.I | re.M)
 _SESSION = re.compile(r"\b(?:this|last|earlier|previous|later|next|that|same|one|an? "
                       r"(?:earlier|later|previous))\s+sessions?\b", re.I)
 _DATE = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b")
