@@ -203,6 +203,8 @@ def _matches(key, opcode):
 
 def sass_holds(rung, opcode, where=None):
     """'at least 32 `LDGSTS.32` in the kernel; no `LDGSTS` in one pass of the main loop'."""
+    if where not in (None, "kernel", "main_loop"):
+        raise ladder.Error(f"'{where}' is not where a SASS rule counts: kernel or main_loop")
     spec, rules = _rules(rung)
     said = []
     if opcode in ("LDL", "STL") and rung.number >= spec.get("no_local_memory_from_rung", 99):
