@@ -36,6 +36,8 @@ def fixture():
     """A doc 10 that follows the template, with every kind of fact and a measured number."""
     rung = ladder.rung(RUNG)
     pct = data_facts.bench(BENCH, RUNG, SHAPE)
+    ffma, split = code_facts.ffma_per_pass(rung), code_facts.register_split(rung)
+    claim = code_facts.sass_holds(rung, "LDGSTS")
     return f"""# {RUNG:02d} · A fixture
 
 One line on what this rung changes.
@@ -50,17 +52,17 @@ The rung before.
 
 ## Napkin math
 
-Each consumer thread issues <!-- fact:ffma-per-pass {RUNG} -->{code_facts.ffma_per_pass(rung)}<!-- /fact -->
+Each consumer thread issues <!-- fact:ffma-per-pass {RUNG} -->{ffma}<!-- /fact -->
 FFMA a pass of the main loop.
 
 ## The code
 
-The producer keeps <!-- fact:register-split {RUNG} -->{code_facts.register_split(rung)}<!-- /fact -->
+The producer keeps <!-- fact:register-split {RUNG} -->{split}<!-- /fact -->
 registers (producer/consumer).
 
 ## Evidence
 
-The SASS tests require <!-- fact:sass-holds {RUNG} LDGSTS -->{code_facts.sass_holds(rung, "LDGSTS")}<!-- /fact -->.
+The SASS tests require <!-- fact:sass-holds {RUNG} LDGSTS -->{claim}<!-- /fact -->.
 On the H200 rung {RUNG} reached <!-- fact:bench {BENCH} {RUNG} {SHAPE} -->{pct}<!-- /fact -->
 of cuBLAS at 4096³, and in prose: rung {RUNG} at {pct} of cuBLAS ({BENCH}).
 A share that is no measurement: 12.5% of the lanes. <!-- number-ok: arithmetic -->
@@ -133,14 +135,16 @@ class FixtureTest(unittest.TestCase):
         split = code_facts.register_split(ladder.rung(RUNG))
         text = self.text.replace(f"-->{split}<", "-->24/240<")
         self.assertNotEqual(text, self.text)
-        self.assertFails(self.tree(text).facts(), f":{line_of(text, '24/240')}: fact:register-split "
-                         f"{RUNG} says '24/240'", f"'{split}'")
+        self.assertFails(self.tree(text).facts(),
+                         f":{line_of(text, '24/240')}: fact:register-split {RUNG} says '24/240'",
+                         f"'{split}'")
 
     def test_planted_instruction_claim(self):
         claim = code_facts.sass_holds(ladder.rung(RUNG), "LDGSTS")
         text = self.text.replace(claim, "no `LDGSTS` in the kernel")
         self.assertNotEqual(text, self.text)
-        self.assertFails(self.tree(text).facts(), f"fact:sass-holds {RUNG} LDGSTS says 'no `LDGSTS`")
+        self.assertFails(self.tree(text).facts(),
+                         f"fact:sass-holds {RUNG} LDGSTS says 'no `LDGSTS`")
 
     def test_planted_ffma_count(self):
         count = code_facts.ffma_per_pass(ladder.rung(RUNG))

@@ -100,8 +100,9 @@ def tile(rung, select=None):
         wanted = dict(item.split("=", 1) for item in select.split(",")) if select else {}
         chosen = [c for c in choices if all(str(c.get(k)) == v for k, v in wanted.items())]
         if not chosen:
-            raise ladder.Error(f"{rung.kernel} launches no tile{' with ' + select if select else ''}"
-                               " (launch_tile<...> with constant arguments)")
+            which = f" with {select}" if select else ""
+            raise ladder.Error(f"{rung.kernel} launches no tile{which} (launch_tile<...> with "
+                               "constant arguments)")
         names.update(chosen[0])
         described = ", ".join(f"{k}={v}" for k, v in chosen[0].items())
     elif select:
