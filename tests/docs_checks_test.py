@@ -248,6 +248,7 @@ class UnitTest(unittest.TestCase):
     def test_named_rungs(self):
         self.assertEqual(doc_lint.named_rungs("rungs 5–7 and rung 10; Rung 2"),
                          {2, 5, 6, 7, 10})
+        self.assertEqual(doc_lint.named_rungs("rungs 3 to 4 beside cuBLAS TF32"), {-1, 0, 3, 4})
 
 
 if __name__ == "__main__":

@@ -143,7 +143,7 @@ def numbers(root, path, data):
         if not found:
             continue
         said = masked[i] + (" " + masked[header[i]] if i in header else "")
-        rungs = {nn, nn - 1} | named_rungs(said) | ({0} if "cuBLAS" in said else set())
+        rungs = {nn, nn - 1} | named_rungs(said)
         pct, ratio = data.allowed(text, None if nn == 0 else rungs)
         for written, sign in found:
             if written not in (pct if sign == "%" else ratio):

@@ -102,9 +102,12 @@ def _collect(path, rung, values):
 
 
 def named_rungs(line):
-    """The rungs a line names: 'rung 8', 'rungs 5 and 6', 'rungs 5–8'."""
+    """The rungs a line names: 'rung 8', 'rungs 5 and 6', 'rungs 5–8', 'rungs 5 to 8';
+    cuBLAS is 0, cuBLAS TF32 -1."""
     out = set()
     for m in _RUNGS.finditer(line):
-        for a, b in re.findall(r"(\d+)(?:\s*[–-]\s*(\d+))?", m[1]):
+        for a, b in re.findall(r"(\d+)(?:\s*(?:[–-]|to)\s*(\d+))?", m[1]):
             out |= set(range(int(a), int(b or a) + 1))
+    if "cuBLAS" in line:
+        out |= {0, -1} if "TF32" in line else {0}
     return out
