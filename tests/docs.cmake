@@ -22,6 +22,10 @@
 #  - docs.best_predictions: doc 18's predictions beside outcomes, as the table compiled into
 #    sgemm_best_rates and the committed measurements give them (scripts/autotune --best
 #    --predictions --check).
+#  - docs.pictures: the pictures of docs 00-11 (docs/pictures/*.svg) are what scripts/pictures
+#    draws from the kernels' and the runner's constants now (scripts/pictures --check);
+#  - docs.pictures_planted: a changed constant, a picture edited by hand or missing makes that
+#    check fail and name the picture and the constant; a comment does not (tests/pictures_test.py);
 #  - docs.template: docs 00-11 follow the lesson template (the seven headings in order, the
 #    try-it box, a picture of their own, a lesson of at most 300 lines, no issue numbers or
 #    sessions; scripts/docs-lint template);
@@ -34,7 +38,8 @@
 #    and pass it without them (tests/docs_checks_test.py).
 set(_docs_tests docs.diffs_in_step docs.measured_tables docs.tables_script
     docs.precision_tables docs.inputs_tables docs.facts docs.install_line docs.best_predictions
-    docs.template docs.numbers docs.comment_share docs.checks_script)
+    docs.template docs.numbers docs.comment_share docs.checks_script docs.pictures
+    docs.pictures_planted)
 find_package(Python3 3.8 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   add_test(NAME docs.diffs_in_step
@@ -62,6 +67,10 @@ if(Python3_Interpreter_FOUND)
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/docs_checks_test.py)
   add_test(NAME docs.install_line
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/readme_install_test.py)
+  add_test(NAME docs.pictures
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/pictures --check)
+  add_test(NAME docs.pictures_planted
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/pictures_test.py)
 else()  # fail rather than vanish: CI must run these
   foreach(name IN LISTS _docs_tests)
     add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -E echo

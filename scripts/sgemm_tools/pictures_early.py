@@ -89,7 +89,7 @@ def thread_map(root, number):
     rows, row_by = c[m.group(1)], m.group(2)
     cols = c[src.find(r"const int col = blockIdx\.\w \* (\w+)", "col index").group(1)]
     nx, ny = c[bx], c[by]
-    k = {bx + "(x)": nx, by + "(y)": ny, "row": "threadIdx." + row_by}
+    k = {bx: nx, by: ny, "block_x": bx, "row": "threadIdx." + row_by}
 
     def warp(r, col):  # the warp of the thread that computes C[r][col]
         x, y = (r, col) if row_by == "x" else (col, r)

@@ -80,11 +80,27 @@ class Svg:
     def grid(self, x, y, rows, cols, cell, fill=None, stroke=GREY, sw=0.5, cell_h=None):
         """A rows x cols grid of cells; fill(r, c) gives a cell's colour (None: none)."""
         ch = cell_h or cell
+        # Cells of one colour side by side become one rectangle, and equal rows one band.
+        runs = []
         for r in range(rows):
-            for c in range(cols):
-                colour = fill(r, c) if fill else None
+            row, start = [], 0
+            for c in range(1, cols + 1):
+                if c == cols or (fill and fill(r, c) != fill(r, start)):
+                    row.append((start, c, fill(r, start) if fill else None))
+                    start = c
+            runs.append(row)
+        r = 0
+        while r < rows:
+            end = r + 1
+            while end < rows and runs[end] == runs[r]:
+                end += 1
+            for c0, c1, colour in runs[r]:
                 if colour:
-                    self.rect(x + c * cell, y + r * ch, cell, ch, fill=colour, stroke="none")
+                    self.rect(x + c0 * cell, y + r * ch, (c1 - c0) * cell, (end - r) * ch,
+                              fill=colour, stroke="none")
+            r = end
+        if stroke == "none":
+            return
         for r in range(rows + 1):
             self.line(x, y + r * ch, x + cols * cell, y + r * ch, stroke=stroke, sw=sw)
         for c in range(cols + 1):

@@ -99,12 +99,12 @@ def swizzle(root):
             s.text(x0 + r * cell + cell / 2, y - 6, str(r), size=9, anchor="middle", fill=GREY)
         for kk in range(rows):
             s.text(x0 - 6, y + kk * ch + 11, f"k={kk}", size=9, anchor="end")
-            for r in range(32):
-                b = bank(r, kk, swz)
-                s.rect(x0 + r * cell, y + kk * ch, cell, ch, fill=hue(b, 32), stroke="white",
-                       sw=0.5)
-                s.text(x0 + r * cell + cell / 2, y + kk * ch + 11, str(b), size=9,
-                       anchor="middle")
+            s.add(f'<g font-size="9" text-anchor="middle" stroke="white" stroke-width="0.5">')
+            for r in range(32):  # each cell's colour and number: its bank
+                b, cx, cy = bank(r, kk, swz), x0 + r * cell, y + kk * ch
+                s.add(f'<rect x="{cx}" y="{cy}" width="{cell}" height="{ch}" fill="{hue(b, 32)}"/>'
+                      f'<text x="{cx + cell / 2:g}" y="{cy + 11}" stroke="none">{b}</text>')
+            s.add("</g>")
         for kk, r in sorted(store):
             s.rect(x0 + r * cell + 1, y + kk * ch + 1, cell - 2, ch - 2, stroke=INK, sw=2)
         lanes = "one lane on each" if worst == 1 else f"{worst} lanes on each"
