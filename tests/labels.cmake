@@ -2,7 +2,8 @@
 # whose name holds the rung's file stem NN_name (cmake/ladder.cmake): its GPU tests, its SASS
 # test, ... Added to the labels each test already has (cpu or gpu, ...):
 #   ctest --test-dir build -L rung16          # every test of rung 16
-#   ctest --test-dir build -L cpu             # host tests only (no GPU needed)
+#   ctest --test-dir build -L cpu             # the quick host tests (no GPU, no network)
+#   ctest --test-dir build -L slow            # host tests that build again or download
 # Included after every other tests/*.cmake. Tests registered at configure time get the label
 # here; GoogleTest's tests are discovered when ctest runs (DISCOVERY_MODE PRE_TEST), so a
 # ctest include file, read after the discovery's, labels those (set_tests_properties there
@@ -49,3 +50,19 @@ foreach(_target IN LISTS _label_targets)
   file(APPEND ${_label_file} "endforeach()\n")
 endforeach()
 set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${_label_file})
+
+# The README's counts of tests by label (<!-- tests:NAME --> markers), from ctest's own list of
+# this build (scripts/test-counts --check): a build that lacks some tests (GoogleTest, Google
+# Benchmark, clang-format or sm_90a missing) counts otherwise and reports the test as skipped.
+find_package(Python3 3.8 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME docs.test_counts
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/test-counts --check
+                   --build ${PROJECT_BINARY_DIR} --ctest ${CMAKE_CTEST_COMMAND})
+  set_tests_properties(docs.test_counts PROPERTIES SKIP_REGULAR_EXPRESSION "SGEMM-SKIPPED")
+else()  # fail rather than vanish: CI must run it
+  add_test(NAME docs.test_counts COMMAND ${CMAKE_COMMAND} -E echo
+           "FAILED: the test counts need python3 (3.8 or newer), which cmake did not find")
+  set_tests_properties(docs.test_counts PROPERTIES FAIL_REGULAR_EXPRESSION "FAILED")
+endif()
+set_tests_properties(docs.test_counts PROPERTIES LABELS "cpu;docs" TIMEOUT 120)

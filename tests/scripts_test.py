@@ -53,6 +53,7 @@ def write_tool(folder, name, python_body):
 
 
 docs_diffs = load("docs-diffs")
+test_counts = load("test-counts")
 from sgemm_tools import diff_ideas  # noqa: E402
 
 # The shape of `cuobjdump -sass` output: encodings on every line and on a line of their own.
@@ -821,6 +822,38 @@ class AutotuneSearch(unittest.TestCase):
         self.assertEqual(autotune_search.failure_reasons(log),
                          {"rung7_003.cu": '07_autotuned.cu(40): error: static assertion failed '
                                           'with "whole float4s"'})
+
+
+# ctest --show-only=json-v1 of a build: host, slow and GPU tests, one only registered as skipped.
+CTEST_JSON = json.dumps({"kind": "ctestInfo", "tests": [
+    {"name": "cli.help", "command": ["sgemm", "--help"],
+     "properties": [{"name": "LABELS", "value": ["cpu"]}]},
+    {"name": "deps.fetched", "command": ["cmake", "-P", "x.cmake"],
+     "properties": [{"name": "LABELS", "value": ["network", "slow"]}]},
+    {"name": "Ladder/Exact.Pass/1_naive", "command": ["gpu_test"],
+     "properties": [{"name": "LABELS", "value": ["gpu", "rung01"]}]},
+    {"name": "gpu_planted_test", "command": ["cmake", "-E", "echo", "SGEMM-SKIPPED: no 90"],
+     "properties": [{"name": "LABELS", "value": ["gpu"]}]}]})
+
+
+class TestCounts(unittest.TestCase):
+    def test_counts_by_label(self):
+        tests = test_counts.listed(CTEST_JSON)
+        self.assertEqual(test_counts.counts(tests),
+                         {"host": 1, "slow": 1, "run": 2, "gpu": 2, "all": 4})
+        self.assertEqual(test_counts.left_out(tests), ["gpu_planted_test"])
+        self.assertEqual(test_counts.unlabelled(tests), [])
+        self.assertEqual(test_counts.unlabelled(test_counts.listed(
+            '{"tests": [{"name": "docs.new", "command": ["x"]}]}')), ["docs.new"])
+        with self.assertRaises(ladder.Error):
+            test_counts.listed("not json")
+
+    def test_rewrite_the_markers(self):
+        text = "ran <!-- tests:run -->1<!-- /tests --> of <!-- tests:all -->9<!-- /tests -->\n"
+        self.assertEqual(test_counts.rewrite(text, {"run": 2, "all": 4}, "README.md"),
+                         text.replace("->1<", "->2<").replace("->9<", "->4<"))
+        with self.assertRaisesRegex(ladder.Error, "no count 'bogus'"):
+            test_counts.rewrite("<!-- tests:bogus -->1<!-- /tests -->", {}, "README.md")
 
 
 # ctest's JUnit report (ctest --output-junit) of a passed, a failed and a skipped test.
