@@ -1,7 +1,5 @@
 """Pictures of doc 00 (how a rung is timed) and rungs 1-3 (which thread computes which element
 of C, block tiles walking K), drawn from runner/timing.h, runner/harness.cu and the kernels."""
-import re
-
 from sgemm_tools.pictures_src import Source, rung_source
 from sgemm_tools.pictures_svg import (BLUE, GREY, INK, LIGHT, ORANGE, PALETTE, STRONG, Svg)
 
@@ -201,8 +199,8 @@ def block_tiles(root):
     s.arrow(cx + (bj + 1) * BN * u + 46, by + (step + 0.5) * BK * u, bx - 4, sy + BK * v / 2 + 12,
             stroke=ORANGE, dash="4 3")
     s.lines(20, ya + 30, [
-        f"Each step, the block's {BM * BN} threads copy a {BM} × {BK} tile of A and a {BK} × {BN} "
-        "tile of B into shared memory",
+        f"Each step, the block's {BM * BN} threads copy a {BM} × {BK} tile of A and a "
+        f"{BK} × {BN} tile of B into shared memory",
         f"({BK * BM // (BM * BN)} elements of each per thread). After a barrier, every thread "
         f"reads its row of As and its column",
         f"of Bs from there: {BK} FMAs. Each element copied is read by {BN} threads. Then k0 "

@@ -44,8 +44,9 @@ def mbarrier_ring(root):
     s.lines(528, top + 20, [f"{C // 128} consumer warpgroups", f"{C} threads (warps 0–"
                             f"{C // 32 - 1})", f"setmaxnreg: {regs['kLaunchRegs']} → "
                             f"{regs['kConsumerRegs']}", "registers a thread", "",
-                            "k-tile t, s = t % STAGES:", "wait full[s],", "  parity (t / STAGES) % 2",
-                            "LDS.128 + FFMA from it,", "lane 0 of each warp:", "  arrive on empty[s]"],
+                            "k-tile t, s = t % STAGES:", "wait full[s],",
+                            "  parity (t / STAGES) % 2", "LDS.128 + FFMA from it,",
+                            "lane 0 of each warp:", "  arrive on empty[s]"],
             size=11, step=15)
     for b in range(S):
         y = top + b * row

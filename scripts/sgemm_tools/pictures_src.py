@@ -9,7 +9,8 @@ import re
 
 _TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][\w:]*)|(&&|\|\||==|!=|<=|>=|<<|>>|[-+*/%()<>?:^&|!]))")
 _BINARY = {  # precedence (higher binds tighter) and the C++ meaning on ints
-    "||": (1, lambda a, b: int(bool(a) or bool(b))), "&&": (2, lambda a, b: int(bool(a) and bool(b))),
+    "||": (1, lambda a, b: int(bool(a) or bool(b))),
+    "&&": (2, lambda a, b: int(bool(a) and bool(b))),
     "|": (3, lambda a, b: a | b), "^": (4, lambda a, b: a ^ b), "&": (5, lambda a, b: a & b),
     "==": (6, lambda a, b: int(a == b)), "!=": (6, lambda a, b: int(a != b)),
     "<": (7, lambda a, b: int(a < b)), ">": (7, lambda a, b: int(a > b)),
@@ -107,8 +108,8 @@ class Source:
         left out. `env` holds the names known before (template parameters)."""
         env = dict(env or {})
         code = self.find(scope, "scope").group(0) if scope else self.code
-        for m in re.finditer(r"constexpr\s+(?:int|unsigned|long long|double)\s+(\w+)\s*=\s*([^;{]+);",
-                             code):
+        declared = r"constexpr\s+(?:int|unsigned|long long|double)\s+(\w+)\s*=\s*([^;{]+);"
+        for m in re.finditer(declared, code):
             try:
                 env[m.group(1)] = evaluate(m.group(2), env)
             except (Unknown, ZeroDivisionError):

@@ -2,7 +2,7 @@
 and after the transpose, the autotuned tile; drawn from the kernels' constants and the index
 expressions that give each thread its elements."""
 from sgemm_tools.pictures_src import evaluate, rung_source
-from sgemm_tools.pictures_svg import BLUE, GREY, INK, LIGHT, ORANGE, PALETTE, STRONG, Svg
+from sgemm_tools.pictures_svg import BLUE, GREY, INK, PALETTE, STRONG, Svg
 
 A_TONE, B_TONE = "#c6dbef", "#fdd0a2"
 

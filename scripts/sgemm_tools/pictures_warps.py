@@ -2,7 +2,7 @@
 XOR swizzle of As, the cp.async ring; drawn from the tile the launcher passes, the kernel's
 Tile constants, its swizzle expression and its pipeline's stage arithmetic."""
 from sgemm_tools.pictures_src import evaluate, rung_source
-from sgemm_tools.pictures_svg import (BLUE, GREEN, GREY, INK, LIGHT, ORANGE, PALETTE, STRONG,
+from sgemm_tools.pictures_svg import (GREEN, GREY, INK, LIGHT, ORANGE, PALETTE, STRONG,
                                       Svg, hue)
 
 TILE = r"struct Tile \{.*?\n\};"
