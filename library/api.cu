@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "rung_id.h"  // RungId::best, the one call's rung
 #include "runtime.h"  // how a launcher says it cannot run a problem
 #include "sgemm.h"
 
@@ -315,12 +316,20 @@ Status status_of(cudaError_t err, const RungInfo& first, const RungInfo& last, s
   switch (err) {
     case cudaSuccess:
       return Status::ok;
-    case runtime::kGpuUnsupported:  // the sm_90a rungs on a GPU that is not a Hopper
-      return fail(Status::unsupported_gpu,
-                  say("rung %lld has no kernel for this GPU (compute capability ", last.number) +
-                      compute_capability() +
-                      "): it is Hopper-only (sm_90a) code, or the build left out this "
-                      "architecture");
+    case runtime::kGpuUnsupported: {  // sm_90a code off Hopper, or an architecture not built
+      // The flag that adds this GPU's code to a build: its compute capability without the dot.
+      const std::string capability = compute_capability();  // "8.6"
+      std::string arch = capability == "unknown" ? "native" : capability;
+      if (const size_t dot = arch.find('.'); dot != std::string::npos) arch.erase(dot, 1);
+      const std::string flag = "configure with -DCMAKE_CUDA_ARCHITECTURES=" + arch + " to add it";
+      const std::string text =
+          say("rung %lld has no kernel for this GPU (compute capability ", last.number) +
+          capability +
+          (capability == "9.0" ? "): the build left out sm_90a code (" + flag + ")"
+                               : "): the build left out this architecture (" + flag +
+                                     "), or the rung is Hopper-only (sm_90a) code");
+      return fail(Status::unsupported_gpu, text);
+    }
     case runtime::kWorkspaceShort:  // the runtime left no error pending
       return fail(Status::no_workspace,
                   chain_name(first, last) +
@@ -416,16 +425,8 @@ Status launch(int rung, int M, int N, int K, float alpha, const float* A, int ld
   return launch(*info, Gemm{M, N, K, alpha, A, lda, B, ldb, beta, C, ldc}, stream, why);
 }
 
-const RungInfo& one_call_rung() {
-  // The ladder's best FP32-accurate rung, by name; until it is on the list, rung 15.
-  static const RungInfo* const rung = [] {
-    for (const char* name : {"best", "every_shape_3xtf32"})
-      for (const RungInfo& r : rungs())
-        if (std::strcmp(r.name, name) == 0) return &r;
-    return &rungs().back();  // not reached while rung 15 is on the list (tests/api_args_test)
-  }();
-  return *rung;
-}
+// The ladder's best FP32-accurate rung: rung 18, which chooses among the others per problem.
+const RungInfo& one_call_rung() { return rung_info(RungId::best); }
 
 Status gemm(Layout layout, Op opA, Op opB, int M, int N, int K, float alpha, const float* A,
             int lda, const float* B, int ldb, float beta, float* C, int ldc, cudaStream_t stream,
