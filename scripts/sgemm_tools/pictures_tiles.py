@@ -56,7 +56,8 @@ def thread_column(root):
     zx, zy, z = 420, 110, 22
     s.text(zx, zy - 12, f"Thread 0 at step k = {kk}, enlarged:", size=13, bold=True)
     s.rect(zx + 110, zy, z, z, fill=B_TONE, stroke=INK)
-    s.text(zx + 110 + z + 6, zy + 15, f"b = Bs[k][threadCol], used {tm} times", size=11)
+    s.text(zx + 110 + z + 6, zy + 10, "b = Bs[k][threadCol],", size=11)
+    s.text(zx + 110 + z + 6, zy + 24, f"used {tm} times", size=11)
     for i in range(tm):
         s.rect(zx, zy + 40 + i * z, z, z, fill=A_TONE, stroke=INK)
         s.text(zx + z / 2, zy + 40 + i * z + 15, f"a{i}", size=10, anchor="middle")
