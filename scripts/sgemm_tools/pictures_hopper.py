@@ -127,12 +127,15 @@ def split_k(root):
     sum_rate = float(src.find(r"kSumBytesPerMicro = ([\d.e+]+);", "kSumBytesPerMicro").group(1))
     sweep = sweep_context(root)
     kind = "large-K"
+    if kind not in sweep["kinds"]:
+        raise SystemExit(f"scripts/pictures: results/h200/bench.json names no '{kind}' shape")
     M, N, K = (int(v) for v in sweep["kinds"][kind].split("x"))
     cfg, tiles, slices, k_slice, waves, micros = plan(configs, counts, sum_micros, sum_rate, M,
                                                       N, K, sweep["sms"])
     one = plan([cfg], [1], sum_micros, sum_rate, M, N, K, sweep["sms"])
     BM, BN, BK = cfg[:3]
-    k = {"shape": f"{M}x{N}x{K}", "sms": sweep["sms"], "tile": f"{BM}x{BN}x{BK}",
+    k = {"shape": f"{M}x{N}x{K}", "gpu": sweep["gpu"].replace(" ", "_"), "sms": sweep["sms"],
+         "tile": f"{BM}x{BN}x{BK}",
          "slices": slices, "kSlice": k_slice, "configs": len(configs),
          "slice_counts": "/".join(map(str, counts))}
     s = Svg("11 · Every shape: a tile, K split into slices, a fixed-order sum",

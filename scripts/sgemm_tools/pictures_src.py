@@ -142,6 +142,9 @@ def rung_source(root, number):
 def sweep_context(root, path="results/h200/bench.json"):
     """The context of a committed sweep: the GPU's name, SM count and the shapes' kinds."""
     with open(os.path.join(root, path)) as f:
-        context = json.load(f)["context"]
+        context = json.load(f).get("context", {})
+    missing = [k for k in ("gpu", "sm_count", "sgemm_shape_kinds") if k not in context]
+    if missing:
+        raise SystemExit(f"scripts/pictures: {path}'s context has no {', '.join(missing)}")
     kinds = dict(reversed(k.split("=")) for k in context["sgemm_shape_kinds"].split(","))
     return {"gpu": context["gpu"], "sms": int(context["sm_count"]), "kinds": kinds}
