@@ -11,9 +11,11 @@ def timing(root):
     c = policy.constants()
     order = harness.find(r"time_in_turn\(\{(\w+), (\w+)\}", "race of two kernels").groups()
     flush = int(device.find(r"scratch_\((\d+) \*", "L2 flusher's size").group(1))
+    least = int(harness.find(r"run < most && \(run < (\d+) \|\|", "a block's least runs").group(1))
+    harness.find(r"if \(run > 0\) samples", "a block's first run left out")
     on = policy.find(r"bool flush_l2 = (true|false)", "flush_l2 default").group(1) == "true"
     k = {"warmup": c["kWarmupRuns"], "block_ms": int(c["kBlockMs"]),
-         "max_runs": c["kMaxRunsPerBlock"], "rounds": c["kTimingRounds"],
+         "min_runs": least, "max_runs": c["kMaxRunsPerBlock"], "rounds": c["kTimingRounds"],
          "flush_x_L2": flush if on else 0, "first": order[0]}
     names = {"reference": "cuBLAS", "kernel": "rung"}
     colour = {"cuBLAS": "#a6cee3", "rung": "#fdbf6f"}
@@ -51,8 +53,8 @@ def timing(root):
     y2 = 230
     s.text(12, y2, "One block:", size=13, bold=True)
     s.lines(12, y2 + 20, [
-        f"runs back to back until it holds {k['block_ms']} ms of GPU time (at least 2 runs, at "
-        f"most {k['max_runs']});",
+        f"runs back to back until it holds {k['block_ms']} ms of GPU time (at least "
+        f"{k['min_runs']} runs, at most {k['max_runs']});",
         "its first run follows the other kernel's block, at another clock, and is not counted."],
         size=12)
     y3 = 300

@@ -128,7 +128,7 @@ class Svg:
                 f'font-family="{FONT}">',
                 f"<title>{escape(self.title)}</title>",
                 '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
-                'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
+                'markerHeight="7" orient="auto"><path d="M0,0 L10,5 L0,10 z" '
                 f'fill="{INK}"/></marker></defs>',
                 f'<rect x="0" y="0" width="{self.width}" height="{self.height}" fill="white"/>',
                 f'<text x="12" y="24" font-size="16" font-weight="bold" fill="{INK}">'
