@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "rung_id.h"
 #include "sgemm.h"
 
 // Each kernel file defines sgemm::<name>::launch, a Launcher.
@@ -30,6 +31,9 @@ const RungInfo* find_rung(int number) {
     if (r.number == number) return &r;
   return nullptr;
 }
+
+// Never null: RungId and rungs() are built from the same list.
+const RungInfo& rung_info(RungId id) { return *find_rung(rung_number(id)); }
 
 namespace {
 
