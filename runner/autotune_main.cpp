@@ -115,11 +115,13 @@ int main(int argc, char** argv) {
   app.add_option("--csv", a.csv, "also write the results as CSV")->capture_default_str();
   app.callback([&] { common.finish(square_shapes({4096})); });
   bool is_help = false;
-  const std::string text = parse(app, std::vector<std::string>(argv + 1, argv + argc), &is_help);
+  int status = kExitUsage;  // or kExitRuntimeError: a --json file that cannot be written
+  const std::string text =
+      parse(app, std::vector<std::string>(argv + 1, argv + argc), &is_help, &status);
   if (!text.empty()) {
     std::fputs((is_help ? text : "sgemm_autotune: " + text + "\n").c_str(),
                is_help ? stdout : stderr);
-    return is_help ? 0 : 2;
+    return is_help ? 0 : status;
   }
   try {
     return run(a);

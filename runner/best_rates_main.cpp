@@ -112,14 +112,17 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--predict", predict_only,
                "print each candidate's predicted time and the choice, as CSV; time nothing");
-  app.footer(exit_status_help("a candidate failed its check", "no usable GPU, a CUDA error"));
+  app.footer(exit_status_help("a candidate failed its check",
+                              "no usable GPU, a CUDA error, or the --json file cannot be written"));
   app.callback([&] { common.finish(square_shapes({4096})); });
   bool is_help = false;
-  const std::string text = parse(app, std::vector<std::string>(argv + 1, argv + argc), &is_help);
+  int status = kExitUsage;
+  const std::string text =
+      parse(app, std::vector<std::string>(argv + 1, argv + argc), &is_help, &status);
   if (!text.empty()) {
     std::fputs((is_help ? text : "sgemm_best_rates: " + text + "\n").c_str(),
                is_help ? stdout : stderr);
-    return is_help ? kExitOk : kExitUsage;
+    return is_help ? kExitOk : status;
   }
   try {
     return predict_only ? predict(r.shapes) : measure(r, names);

@@ -43,6 +43,7 @@ RUNTIME_ERROR = 3
 UNWRITABLE = {
     "sgemm": [["6", "--json", "/nonexistent/x.json"]],
     "sgemm_bench": [["--json=/nonexistent/x.json"], ["--benchmark_out=/nonexistent/x.json"]],
+    "sgemm_best_rates": [["--json", "/nonexistent/x.json"]],
 }
 
 # What a script must not start just to answer: downloads, installs, GPU tools, builds.
