@@ -182,7 +182,7 @@ CommonOptions::CommonOptions(CLI::App& app, RunOptions& o) : options_(o) {
          [&o](const std::string& text) {
            if (const std::optional<Inputs> in = parse_inputs(text)) o.inputs = *in;
          },
-         "what fills A and B in random checks, timing and error measurements: " + inputs_help())
+         "what fills A and B in random checks and timing: " + inputs_help())
       ->type_name("DIST")
       ->check(CLI::Validator([](std::string& text) { return inputs_error(text); }, ""))
       ->default_str("uniform");
