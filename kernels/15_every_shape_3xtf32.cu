@@ -102,7 +102,7 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE>::kThreads, 1)
                              const __grid_constant__ CUtensorMap tmBhi,
                              const __grid_constant__ CUtensorMap tmBlo, const int* guard,
                              const float* A, int lda, const float* B, int ldb, float beta, float* C,
-                             int ldc, bool pairedC, int groupRows, int kSlice) {
+                             int ldc, bool pairedC, int groupRows, int kSlice, const int* limits) {
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
   __trap();  // compiled out (SGEMM_NO_SM90A): the launcher never starts this kernel
 #else
@@ -116,14 +116,17 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE>::kThreads, 1)
   __shared__ uint64_t empty[STAGES];  // buffer s is read: one arrival per consumer warp
 
   const int slices = kSlices ? static_cast<int>(gridDim.y) : 1;
-  const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
+  // limits (rung 16's slow path): only the tiles of C's first Mx rows and Nx columns, read here
+  const int Mx = limits ? min(M, limits[0]) : M, Nx = limits ? min(N, limits[1]) : N;
+  const int tiles = ((Mx + BM - 1) / BM) * ((Nx + BN - 1) / BN);
+  if (kSlices && static_cast<int>(blockIdx.x) >= tiles) return;  // the whole cluster, at once
   const int myTiles =
       kSlices ? 1 : (tiles - static_cast<int>(blockIdx.x) + gridDim.x - 1) / gridDim.x;
   const int kBegin = blockIdx.y * kSlice, kEnd = min(K, kBegin + kSlice);
   const int kTiles = (kEnd - kBegin + BK - 1) / BK;  // a slice's last box stops at K, not kEnd:
                                                      // kSlice is a multiple of BK
   auto origin_of = [&](int t) {                      // this block's tile t
-    return tile_origin(static_cast<int>(blockIdx.x + t * gridDim.x), M, N, BM, BN, groupRows);
+    return tile_origin(static_cast<int>(blockIdx.x + t * gridDim.x), Mx, Nx, BM, BN, groupRows);
   };
 
   if (threadIdx.x == 0) {
@@ -335,7 +338,8 @@ template <int PROMOTE, bool kAlignedA, bool kAlignedB>
 __global__ void __launch_bounds__(Fused::kThreads, 1)
     sgemm_every_shape_3xtf32_fused(int M, int N, int K, int kSlice, float alpha, const float* A,
                                    int lda, const float* B, int ldb, float beta, float* C, int ldc,
-                                   float* partial, int* guards, bool pairedC, int groupRows) {
+                                   float* partial, int* guards, bool pairedC, int groupRows,
+                                   const int* limits) {
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
   __trap();  // compiled out (SGEMM_NO_SM90A): the launcher never starts this kernel
 #else
@@ -345,7 +349,10 @@ __global__ void __launch_bounds__(Fused::kThreads, 1)
   uint8_t* ring = raw + (1024 - smem_addr(raw) % 1024) % 1024;
   __shared__ int rowGuard[BM], colGuard[BN];  // this tile's rows of A, columns of B: flagged
 
-  const int2 origin = tile_origin(static_cast<int>(blockIdx.x), M, N, BM, BN, groupRows);
+  // limits (rung 16's slow path): only the tiles of C's first Mx rows and Nx columns
+  const int Mx = limits ? min(M, limits[0]) : M, Nx = limits ? min(N, limits[1]) : N;
+  if (static_cast<int>(blockIdx.x) >= ((Mx + BM - 1) / BM) * ((Nx + BN - 1) / BN)) return;
+  const int2 origin = tile_origin(static_cast<int>(blockIdx.x), Mx, Nx, BM, BN, groupRows);
   const int blockRow = origin.x, blockCol = origin.y;  // (lambdas below capture them)
   const int kBegin = blockIdx.y * kSlice, kEnd = min(K, kBegin + kSlice);
   const int kTiles = (kEnd - kBegin + BK - 1) / BK;
@@ -449,12 +456,14 @@ __global__ void __launch_bounds__(Fused::kThreads, 1)
 __global__ void sgemm_every_shape_3xtf32_sum(int M, int N, int K, int slices, float alpha,
                                              const float* W, const int* guards,
                                              long long guardStride, const float* A, int lda,
-                                             const float* B, int ldb, float beta, float* C,
-                                             int ldc) {
+                                             const float* B, int ldb, float beta, float* C, int ldc,
+                                             const int* limits) {
   const long long count = static_cast<long long>(M) * N;
-  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < count;
-       e += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const int row = static_cast<int>(e / N), col = static_cast<int>(e % N);
+  const int Mx = limits ? min(M, limits[0]) : M, Nx = limits ? min(N, limits[1]) : N;
+  for (long long x = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+       x < static_cast<long long>(Mx) * Nx; x += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int row = static_cast<int>(x / Nx), col = static_cast<int>(x % Nx);
+    const long long e = static_cast<long long>(row) * N + col;
     float s = 0.f;
     int flagged = 0;
     for (int z = 0; z < slices; ++z) {
@@ -476,9 +485,13 @@ __global__ void sgemm_every_shape_3xtf32_sum(int M, int N, int K, int slices, fl
 static_assert(kSplitThreads == kTransposeThreads, "both halves: 256 threads");
 __global__ void __launch_bounds__(kSplitThreads)
     split_both(int M, int N, int K, const float* A, int lda, const float* B, int ldb, Split s,
-               dim3 gridA, dim3 gridB, int tileB) {
+               dim3 gridA, dim3 gridB, int tileB, const int* limits) {
   const int blocksA = static_cast<int>(gridA.x * gridA.y);
   const int b = static_cast<int>(blockIdx.x);
+  if (limits) {  // the rows and columns that the limited tiles read, whole tiles of 128
+    M = min(M, (limits[0] + 127) / 128 * 128), N = min(N, (limits[1] + 127) / 128 * 128);
+    if (M == 0 || N == 0) return;
+  }
   if (b < blocksA)
     split_rows_block(b % gridA.x, b / gridA.x, gridA.x, gridA.y, M, K, A, lda, s.Ahi, s.Alo, s.Kp,
                      s.guard);
@@ -493,7 +506,8 @@ __global__ void __launch_bounds__(kSplitThreads)
 }
 
 // The pre-pass (split_operands) with its kernels as one launch: the flags zeroed, then both.
-inline cudaError_t split_operands_together(const Gemm& g, const Split& s, cudaStream_t stream) {
+inline cudaError_t split_operands_together(const Gemm& g, const Split& s, cudaStream_t stream,
+                                           const int* limits) {
   const int tileB = transpose_tile_for(g.N, g.K);
   const dim3 gridA = split_rows_grid(g.M, g.K), gridB = split_transpose_grid(g.N, g.K, tileB);
   const long long blocks =
@@ -503,7 +517,7 @@ inline cudaError_t split_operands_together(const Gemm& g, const Split& s, cudaSt
       cudaMemsetAsync(s.guard, 0, (static_cast<size_t>(g.M) + g.N) * sizeof(int), stream);
   if (err != cudaSuccess) return err;
   split_both<<<static_cast<unsigned>(blocks), kSplitThreads, 0, stream>>>(
-      g.M, g.N, g.K, g.A, g.lda, g.B, g.ldb, s, gridA, gridB, tileB);
+      g.M, g.N, g.K, g.A, g.lda, g.B, g.ldb, s, gridA, gridB, tileB, limits);
   return cudaGetLastError();
 }
 
@@ -520,7 +534,7 @@ constexpr int kMostRanks = 8;
 template <int BN, int BK, int STAGES, int PROMOTE>
 cudaError_t multiply(int M, int N, int K, float alpha, const Split& s, const float* A, int lda,
                      const float* B, int ldb, float beta, float* C, int ldc, cudaStream_t stream,
-                     int groupRows, int slices, int kSlice, int sms) {
+                     int groupRows, int slices, int kSlice, int sms, const int* limits) {
   using T = Tile<BN, BK, STAGES, PROMOTE>;
   constexpr auto one = sgemm_every_shape_3xtf32<BN, BK, STAGES, PROMOTE, false>;
   constexpr auto sliced = sgemm_every_shape_3xtf32<BN, BK, STAGES, PROMOTE, true>;
@@ -555,7 +569,7 @@ cudaError_t multiply(int M, int N, int K, float alpha, const Split& s, const flo
   config.numAttrs = slices > 1 ? 1 : 0;
   err = cudaLaunchKernelEx(&config, kernel, M, N, K, alpha, tmAhi, tmAlo, tmBhi, tmBlo,
                            static_cast<const int*>(s.guard), A, lda, B, ldb, beta, C, ldc,
-                           aligned8(C) && ldc % 2 == 0, std::max(1, groupRows), kSlice);
+                           aligned8(C) && ldc % 2 == 0, std::max(1, groupRows), kSlice, limits);
   return err != cudaSuccess ? err : cudaGetLastError();
 }
 
@@ -576,33 +590,34 @@ struct Slicing {
 
 // The fused kernel's slices: their sums and flags in the workspace, then sum_slices.
 cudaError_t sum_slices(const Gemm& g, int slices, const float* partial, const int* guards,
-                       long long guardStride, cudaStream_t stream) {
+                       long long guardStride, cudaStream_t stream, const int* limits) {
   const long long count = static_cast<long long>(g.M) * g.N;
   const long long blocks = std::min<long long>((count + 255) / 256, 4096);
   sgemm_every_shape_3xtf32_sum<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
       g.M, g.N, g.K, slices, g.alpha, partial, guards, guardStride, g.A, g.lda, g.B, g.ldb, g.beta,
-      g.C, g.ldc);
+      g.C, g.ldc, limits);
   return cudaGetLastError();
 }
 
-cudaError_t run_fused(const Gemm& g, int slices, cudaStream_t stream);
+cudaError_t run_fused(const Gemm& g, int slices, cudaStream_t stream, const int* limits);
 
 // Rung 14's path, with slices of K: split into the workspace (one launch), multiply (the slices
 // meet in the cluster, not in the workspace); the workspace goes back to the pool after the
 // kernels. Where the workspace cannot hold the split operands, the fused kernel runs, which needs
 // none.
 template <int BN, int BK, int STAGES, int PROMOTE>
-cudaError_t run_prepass(const Gemm& g, int want, int sms, cudaStream_t stream, int groupRows = 8) {
+cudaError_t run_prepass(const Gemm& g, int want, int sms, cudaStream_t stream, const int* limits,
+                        int groupRows = 8) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
   const Slicing cut(K, std::min(want, kMostRanks), BK);
   runtime::Workspace<float> W(split_floats(M, N, K), stream);
-  if (W.error() == cudaErrorMemoryAllocation) return run_fused(g, 1, stream);
+  if (W.error() == cudaErrorMemoryAllocation) return run_fused(g, 1, stream, limits);
   if (W.error() != cudaSuccess) return W.error();
   const Split s = split_layout(W.get(), M, N, K);
-  const cudaError_t err = split_operands_together(g, s, stream);
+  const cudaError_t err = split_operands_together(g, s, stream, limits);
   if (err != cudaSuccess) return err;
   return multiply<BN, BK, STAGES, PROMOTE>(M, N, K, alpha, s, A, lda, B, ldb, beta, C, ldc, stream,
-                                           groupRows, cut.slices, cut.kSlice, sms);
+                                           groupRows, cut.slices, cut.kSlice, sms, limits);
 }
 
 inline bool aligned16(const float* X, int ld) {
@@ -612,12 +627,12 @@ inline bool aligned16(const float* X, int ld) {
 // The fused kernel over slices of K: one launch for one slice; with several, the slices' sums
 // and flags go to the workspace and sum_slices finishes (where the workspace cannot hold them,
 // one slice runs, which needs none).
-cudaError_t run_fused(const Gemm& g, int want, cudaStream_t stream) {
+cudaError_t run_fused(const Gemm& g, int want, cudaStream_t stream, const int* limits) {
   const int M = g.M, N = g.N, K = g.K;  // (a lambda below cannot capture structured bindings)
   const Slicing cut(K, want, Fused::BK);
   const long long count = static_cast<long long>(M) * N;
   runtime::Workspace<float> W(cut.slices > 1 ? cut.slices * (count + M + N) : 0, stream);
-  if (W.error() == cudaErrorMemoryAllocation) return run_fused(g, 1, stream);
+  if (W.error() == cudaErrorMemoryAllocation) return run_fused(g, 1, stream, limits);
   if (W.error() != cudaSuccess) return W.error();
   float* partial = cut.slices > 1 ? W.get() : nullptr;
   int* guards = cut.slices > 1 ? reinterpret_cast<int*>(W.get() + cut.slices * count) : nullptr;
@@ -632,7 +647,7 @@ cudaError_t run_fused(const Gemm& g, int want, cudaStream_t stream) {
     if (allowed != cudaSuccess) return allowed;
     kernel<<<grid, Fused::kThreads, Fused::kSharedBytes, stream>>>(
         M, N, K, cut.kSlice, g.alpha, g.A, g.lda, g.B, g.ldb, g.beta, g.C, g.ldc, partial, guards,
-        aligned8(g.C) && g.ldc % 2 == 0, 8);
+        aligned8(g.C) && g.ldc % 2 == 0, 8, limits);
     return cudaGetLastError();
   };
   const bool a16 = aligned16(g.A, g.lda), b16 = aligned16(g.B, g.ldb);
@@ -641,7 +656,7 @@ cudaError_t run_fused(const Gemm& g, int want, cudaStream_t stream) {
                               : (b16 ? start(std::false_type{}, std::true_type{})
                                      : start(std::false_type{}, std::false_type{}));
   if (err != cudaSuccess || !partial) return err;
-  return sum_slices(g, cut.slices, partial, guards, M + N, stream);
+  return sum_slices(g, cut.slices, partial, guards, M + N, stream, limits);
 }
 
 // How one problem runs: the fused kernel or rung 14's pre-pass path, K cut into `slices`.
@@ -673,10 +688,11 @@ Plan choose(int M, int N, int K, int sms) {
   return plan;
 }
 
-cudaError_t run(const Gemm& g, const Plan& plan, int sms, cudaStream_t stream) {
+cudaError_t run(const Gemm& g, const Plan& plan, int sms, cudaStream_t stream,
+                const int* limits = nullptr) {
   //                          BN  BK STAGES PROMOTE
-  return plan.fused ? run_fused(g, plan.slices, stream)
-                    : run_prepass<128, 32, 3, kPromote>(g, plan.slices, sms, stream);
+  return plan.fused ? run_fused(g, plan.slices, stream, limits)
+                    : run_prepass<128, 32, 3, kPromote>(g, plan.slices, sms, stream, limits);
 }
 
 // For measuring the choice (experiments/rung15): `path` 0 the fused kernel, 1 rung 14's
@@ -700,6 +716,17 @@ cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
   err = runtime::multiprocessors(&sms);
   if (err != cudaSuccess) return err;
   return run(gemm, choose(gemm.M, gemm.N, gemm.K, sms), sms, stream);
+}
+
+// Rung 16's slow path: this rung on C's first limits[0] rows and limits[1] columns alone (as far
+// as M and N), the limits read on the device when the kernels run, so that a count the GPU
+// computed needs no trip to the host (a CUDA graph replays the launch as it is). Rung 16 checks
+// the GPU and K >= kMinK first. (Tiles of 128 that cross a limit compute their whole tile.)
+cudaError_t launch_limited(const Gemm& gemm, const int* limits, cudaStream_t stream) {
+  int sms = 0;
+  const cudaError_t err = runtime::multiprocessors(&sms);
+  if (err != cudaSuccess) return err;
+  return run(gemm, choose(gemm.M, gemm.N, gemm.K, sms), sms, stream, limits);
 }
 
 }  // namespace sgemm::every_shape_3xtf32

@@ -23,14 +23,17 @@
 // INT8 plane of magnitude bytes. What fails goes to the slow path, a real GEMM: the flagged
 // rows (or columns) gathered, run through rung 15, scattered back.
 //
-// Kernels, in order: the lines' statistics and a prediction (a problem whose slow path would
-// be large goes to rung 15 at once); the rows of A (scales, residues, magnitude bytes: one
+// Kernels, in order: the lines' statistics and a prediction (heavy lines, and the certificate
+// itself on a sample of rows and columns: a problem whose slow path would be large goes to rung
+// 15 at once); the rows of A (scales, residues, magnitude bytes: one
 // block a row); the columns of B (the same, through a transpose: 8-bit wgmma reads both
 // operands K-major); the bound plane (the INT8 GEMM of the magnitude bytes, its epilogue the
 // certificate); the INT8 GEMM (rung 14's producer and consumers, one tile and one modulus per
 // block, its epilogue storing the residues mod p_l); the reconstruction (CRT, scale back,
 // alpha, beta); then the slow path. Every sum is in a fixed order, or of integers exact in any
-// order: the result is bitwise the same on every run.
+// order: the result is bitwise the same on every run. Every decision that depends on the values
+// is made on the device, each kernel gated by it: the launcher never waits for the GPU, and a
+// CUDA graph that captured it replays it on any inputs.
 //
 // FP32's semantics. The integers cannot hold Inf or NaN: their lines are never certified, and
 // neither is an element near FP32's overflow, so rung 15 answers those as cuBLAS does. K beyond
@@ -247,6 +250,21 @@ struct Tally {
   __device__ void merge(const Tally& o) { integers += o.integers, inexact |= o.inexact; }
 };
 
+// What the GPU decides, in the workspace, so that no decision waits for the host (a CUDA graph
+// replays the launch as it was captured): the counts the kernels make, whether the integer
+// path runs, and what each of the launcher's three calls of rung 15 computes. A kernel whose
+// gate is 0 returns at once.
+struct Plan {
+  int flagged[2];   // rows, columns holding an uncertified element (sgemm_ozaki_int8_list)
+  int heavy[2];     // rows, columns the prediction names heavy (sgemm_ozaki_int8_predict)
+  int sampled[2];   // sampled rows, columns holding an uncertified sampled element
+  int integer;      // the integer path runs: its kernels' gate
+  int reconstruct;  // the reconstruction writes C
+  // rung 15's limits (kernels/15: launch_limited), rows then columns: the flagged rows of C
+  // gathered, the flagged columns gathered, or the whole problem
+  int rowsPath[2], columnsPath[2], wholePath[2];
+};
+
 // The magnitude byte: min(127, floor(|x| 2^e)), from the bits: a lower bound of |x| 2^e. The
 // line's RMS maps to 2^3 (Stats::magnitude_exponent), so that the bulk of a line keeps 3 to 7
 // bits and only elements above 16 times the RMS are clipped: a line's largest element would
@@ -345,8 +363,9 @@ __global__ void __launch_bounds__(kRowThreads)
 // into planes [count + 1][M][Kp] (K contiguous, Kp a multiple of 16), and its Line.
 __global__ void __launch_bounds__(kRowThreads)
     sgemm_ozaki_int8_rows(int M, int K, const float* A, long long lda, const Stats* stats, Crt crt,
-                          uint8_t* planes, int Kp, Line* lines) {
+                          uint8_t* planes, int Kp, Line* lines, const Plan* plan) {
   __shared__ Tally partialTally[kRowThreads / 32];
+  if (!plan->integer) return;
   const size_t planeBytes = static_cast<size_t>(M) * Kp;
   for (int i = blockIdx.x; i < M; i += gridDim.x) {
     const float* a = A + i * lda;
@@ -399,8 +418,8 @@ __global__ void __launch_bounds__(kColumnTile * 8)
 // likely fail its products. An element's bound is about K 2^-T (rho_i + rho_j) S_ij / 2 for
 // S_ij = sum_k |a_ik||b_kj| ~ ||a_i||_1 ||b_j||_1 / K, rho = ||x||_2 / ||x||_1 (from 1/sqrt(K)
 // for even magnitudes to 1 for one dominant element); a line is heavy when its own term alone
-// takes half the budget. heavy[0] and heavy[1] count the heavy rows and columns: the launcher
-// sends a problem whose slow path would be large to rung 15 before any integer work.
+// takes half the budget. heavy[0] and heavy[1] count the heavy rows and columns, which
+// sgemm_ozaki_int8_decide reads.
 __global__ void sgemm_ozaki_int8_predict(int M, int N, int K, const Stats* partial, Stats* stats,
                                          double T, double budget, int* heavy) {
   const int line = blockIdx.x * blockDim.x + threadIdx.x;
@@ -425,8 +444,9 @@ __global__ void sgemm_ozaki_int8_predict(int M, int N, int K, const Stats* parti
 constexpr int kTransposeDepth = 128;
 __global__ void __launch_bounds__(kColumnTile * 8)
     sgemm_ozaki_int8_columns(int K, int N, const float* B, long long ldb, const Stats* stats,
-                             Crt crt, uint8_t* planes, int Kp, Line* lines) {
+                             Crt crt, uint8_t* planes, int Kp, Line* lines, const Plan* plan) {
   __shared__ float4 tile[kColumnTile][kTransposeDepth / 4 + 1];  // [n][k]: 16-byte rows of k
+  if (!plan->integer) return;
   __shared__ int columnScale[kColumnTile], columnExp[kColumnTile];
   const int n0 = blockIdx.x * kColumnTile, k0 = blockIdx.y * kTransposeDepth;
   const int x = threadIdx.x, y = threadIdx.y;
@@ -577,12 +597,13 @@ template <int BN, int STAGES, bool kBound>
 __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
     sgemm_ozaki_int8(int M, int N, int K, int count, const __grid_constant__ CUtensorMap tmA,
                      const __grid_constant__ CUtensorMap tmB, uint8_t* residues, int ldr,
-                     int groupRows, Certificate cert) {
+                     int groupRows, Certificate cert, const Plan* plan) {
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
   __trap();  // compiled out (SGEMM_NO_SM90A): the launcher never starts this kernel
 #else
   using T = Tile<BN, STAGES>;
   constexpr int BM = T::BM, BK = T::BK;
+  if (!plan->integer) return;
   // The ring, aligned to 1024 bytes: stage s holds [A_l | Bt_l], each box [rows][128 bytes of
   // K] as TMA writes it (rows 128 bytes apart, 16-byte chunks swizzled).
   extern __shared__ uint8_t raw[];
@@ -714,7 +735,8 @@ __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
 // (exact when it has at most 53 bits, as every exact-mode sum has). Then X is scaled back by
 // 2^-(s_i + t_j), and alpha and beta applied: one rounding to FP32. Four columns a thread.
 // The elements the slow path computes are left alone: the flagged rows, or the flagged columns
-// where they cover less of C (counts: how many of each; fails: the flags, rows then columns).
+// where they cover less of C (plan->flagged: how many of each; fails: the flags, rows then
+// columns); and all of C where the plan gives the whole problem to rung 15 (plan->reconstruct).
 constexpr int kQuads = 64;  // blockDim.x: 256 columns a block; blockDim.y rows
 
 // 2^e for |e| <= 1022, from the bits: exact, as ldexp is, without its range checks. A scale is
@@ -738,11 +760,11 @@ template <int kCount>
 __global__ void __launch_bounds__(kQuads * 4, 2)
     sgemm_ozaki_int8_reconstruct(int M, int N, float alpha, float beta, float* C, int ldc,
                                  const uint8_t* residues, int ldr, Crt crt, const Line* lines,
-                                 const int* fails, const int* counts) {
+                                 const int* fails, const Plan* plan) {
   const int j0 = (blockIdx.x * kQuads + threadIdx.x) * 4;
-  if (j0 >= N) return;
+  if (j0 >= N || !plan->reconstruct) return;
   const bool byRows =
-      static_cast<long long>(counts[0]) * N <= static_cast<long long>(counts[1]) * M;
+      static_cast<long long>(plan->flagged[0]) * N <= static_cast<long long>(plan->flagged[1]) * M;
   const int* skipRow = byRows ? fails : nullptr;
   double columnScale[4];  // 2^-t_j
   bool store[4];          // j < N, and the slow path does not own column j
@@ -798,12 +820,13 @@ __global__ void __launch_bounds__(kQuads * 4, 2)
 // between C (or A, B) and the compact problem the slow path multiplies.
 
 // Block 0 lists the flagged rows in order, block 1 the flagged columns: flags [n] -> list
-// [count], counts[side] = count. Each thread takes a contiguous run of flags; a scan over the
-// block's threads gives each run its place. One block a side: n is at most a few million.
+// [count], plan->flagged[side] = count. Each thread takes a contiguous run of flags; a scan over
+// the block's threads gives each run its place. One block a side: n is at most a few million.
 constexpr int kListThreads = 1024;
 __global__ void __launch_bounds__(kListThreads)
-    sgemm_ozaki_int8_list(int M, int N, const int* fails, int* lists, int* counts) {
+    sgemm_ozaki_int8_list(int M, int N, const int* fails, int* lists, Plan* plan) {
   __shared__ int offsets[kListThreads];
+  if (!plan->integer) return;
   const int n = blockIdx.x == 0 ? M : N;
   const int* flags = fails + (blockIdx.x == 0 ? 0 : M);
   int* list = lists + (blockIdx.x == 0 ? 0 : M);
@@ -822,24 +845,197 @@ __global__ void __launch_bounds__(kListThreads)
   int at = offsets[threadIdx.x] - mine;
   for (int e = first; e < last; ++e)
     if (flags[e]) list[at++] = e;
-  if (threadIdx.x == kListThreads - 1) counts[blockIdx.x] = offsets[threadIdx.x];
+  if (threadIdx.x == kListThreads - 1) plan->flagged[blockIdx.x] = offsets[threadIdx.x];
 }
 
 // Copies the listed rows (byRows) or columns of `matrix` (leading dimension ld) into `compact`
-// or back (toCompact false). Rows: compact is [count][length]; columns: [length][count].
+// or back (toCompact false): the first *counted of them, a count read here, on the device. Rows:
+// compact is [cap][length]; columns: [length][cap]. Copying in, the lines after the last listed
+// one, up to a multiple of 128 (rung 15's tile, at most cap), are zeroed: rung 15's tiles read
+// them, and their results are never copied back.
 __global__ void sgemm_ozaki_int8_compact(float* matrix, long long ld, float* compact,
-                                         const int* list, int count, int length, bool byRows,
-                                         bool toCompact) {
-  const size_t total = static_cast<size_t>(count) * length;
+                                         const int* list, const int* counted, int cap, int length,
+                                         bool byRows, bool toCompact) {
+  const int count = *counted;
+  const int lines = toCompact ? min(cap, (count + 127) / 128 * 128) : count;
+  const size_t total = static_cast<size_t>(lines) * length;
   for (size_t e = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; e < total;
        e += static_cast<size_t>(gridDim.x) * blockDim.x) {
-    const size_t outer = e / (byRows ? length : count), inner = e % (byRows ? length : count);
+    const size_t outer = e / (byRows ? length : lines), inner = e % (byRows ? length : lines);
+    const size_t at = byRows ? e : outer * cap + inner;  // in compact
+    if ((byRows ? outer : inner) >= static_cast<size_t>(count)) {
+      compact[at] = 0.f;  // (copying in only: copying back, lines == count)
+      continue;
+    }
     float* m = byRows ? matrix + list[outer] * ld + inner : matrix + outer * ld + list[inner];
     if (toCompact)
-      compact[e] = *m;
+      compact[at] = *m;
     else
-      *m = compact[e];
+      *m = compact[at];
   }
+}
+
+// ---- The decisions, on the device.
+
+// The slow path takes the problem whole when its rows or columns would cover more than this
+// share of C: rung 15 on all of it then costs less than the integer path plus the rest.
+constexpr double kSlowPathShare = 0.25;
+// Below this K the prediction is not asked: short products are often exact (no element rounds
+// when scaled, and the certificate then allows anything), and the problems are small.
+constexpr int kPredictMinK = 64;
+// The slow path's buffers hold this share of C's rows (or columns) at most: past it, after the
+// certificate, the whole problem goes to rung 15 instead (the prediction should have seen it).
+constexpr double kSlowPathMost = 0.5;
+// The slow path is rung 15, which takes K from 16 (its kMinK): rung 16 does too.
+constexpr int kSlowPathMinK = 16;
+
+// The prediction's sample: the certificate itself, exactly as the bound plane's epilogue
+// computes it, on kSampleLines rows and columns (all of them where there are fewer): groups of
+// 32 adjacent lines spread evenly, so that a warp reads 32 adjacent columns of B.
+constexpr int kSampleLines = 256, kSampleGroups = kSampleLines / 32;
+__host__ __device__ inline int sample_count(int n) { return n < kSampleLines ? n : kSampleLines; }
+__device__ inline int sampled_line(int t, int n) {
+  return n <= kSampleLines ? t : t / 32 * (n / kSampleGroups) + t % 32;  // n / 8 >= 32
+}
+
+// Sampled row t of A: its magnitude bytes, K contiguous (bytes [t][Kq], Kq = K rounded up to
+// 4), and its Line, as sgemm_ozaki_int8_rows would store them.
+__global__ void __launch_bounds__(kRowThreads)
+    sgemm_ozaki_int8_sample_rows(int M, int K, const float* A, long long lda, const Stats* stats,
+                                 double T, uint8_t* bytes, int Kq, Line* lines) {
+  __shared__ Tally partialTally[kRowThreads / 32];
+  const int i = sampled_line(blockIdx.x, M);
+  const float* a = A + i * lda;
+  const Stats row = stats[i];
+  const int s = row.scale(T), e = row.magnitude_exponent(K);
+  Tally tally{0, 0};
+  for (int k = 4 * threadIdx.x; k < K; k += 4 * kRowThreads) {
+    uint32_t word = 0;
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      if (k + c >= K) break;
+      const Scaled v = scale_to_integer(a[k + c], s);
+      tally.integers += v.magnitude, tally.inexact |= v.inexact;
+      word |= magnitude_byte(a[k + c], e) << (8 * c);
+    }
+    *reinterpret_cast<uint32_t*>(bytes + blockIdx.x * static_cast<size_t>(Kq) + k) = word;
+  }
+  const Tally all = block_tally<kRowThreads>(tally, partialTally);
+  if (threadIdx.x == 0)
+    lines[blockIdx.x] = {static_cast<double>(all.integers), sqrt(row.squares), s, e,
+                         row.flags() | (all.inexact ? kInexact : 0)};
+}
+
+// Sampled columns 32 blockIdx.x .. + 31 of B: their magnitude bytes, four k a word (words
+// [Kq / 4][sampled], so that the pairs' threads read adjacent words), and their Lines.
+__global__ void __launch_bounds__(kColumnTile * 8)
+    sgemm_ozaki_int8_sample_columns(int K, int N, const float* B, long long ldb, const Stats* stats,
+                                    double T, uint32_t* words, Line* lines) {
+  __shared__ Tally partialTally[8][kColumnTile];
+  const int sampled = sample_count(N), t = blockIdx.x * kColumnTile + threadIdx.x;
+  const int j = t < sampled ? sampled_line(t, N) : 0;
+  const Stats column = stats[j];
+  const int s = column.scale(T), e = column.magnitude_exponent(K);
+  Tally tally{0, 0};
+  if (t < sampled)
+    for (int k4 = threadIdx.y; 4 * k4 < K; k4 += 8) {
+      uint32_t word = 0;
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        const int k = 4 * k4 + c;
+        if (k >= K) break;
+        const float x = B[k * ldb + j];
+        const Scaled v = scale_to_integer(x, s);
+        tally.integers += v.magnitude, tally.inexact |= v.inexact;
+        word |= magnitude_byte(x, e) << (8 * c);
+      }
+      words[static_cast<size_t>(k4) * sampled + t] = word;
+    }
+  partialTally[threadIdx.y][threadIdx.x] = tally;
+  __syncthreads();
+  if (threadIdx.y != 0 || t >= sampled) return;
+  for (int y = 1; y < 8; ++y) tally.merge(partialTally[y][threadIdx.x]);  // integers: exact
+  lines[t] = {static_cast<double>(tally.integers), sqrt(column.squares), s, e,
+              column.flags() | (tally.inexact ? kInexact : 0)};
+}
+
+// The certificate on every sampled pair (4 sampled rows a block, a thread a sampled column):
+// G from the magnitude bytes (dp4a: four products of bytes a step, exact), then the test the
+// bound plane's epilogue makes (uncertified). Counts the sampled rows that hold a failure
+// (plan->sampled[0]) and marks the sampled columns (columnFails).
+constexpr int kSampleRowsPerBlock = 4;
+__global__ void __launch_bounds__(kSampleLines)
+    sgemm_ozaki_int8_sample_pairs(int M, int N, int K, const uint8_t* bytes, int Kq,
+                                  const uint32_t* words, const Line* lines, double budget,
+                                  float alpha, int* columnFails, Plan* plan) {
+  const int rows = sample_count(M), columns = sample_count(N);
+  const int t = threadIdx.x, r0 = blockIdx.x * kSampleRowsPerBlock;
+  int G[kSampleRowsPerBlock] = {};
+  if (t < columns)
+    for (int k4 = 0; 4 * k4 < K; ++k4) {
+      const int b = static_cast<int>(words[static_cast<size_t>(k4) * columns + t]);
+#pragma unroll
+      for (int r = 0; r < kSampleRowsPerBlock; ++r)
+        if (r0 + r < rows)
+          G[r] = __dp4a(
+              *reinterpret_cast<const int*>(bytes + (r0 + r) * static_cast<size_t>(Kq) + 4 * k4), b,
+              G[r]);
+    }
+  const LineBound column = t < columns ? line_bound(lines[rows + t], K, 1.0, 1.0) : LineBound{};
+  bool anyFails = false;
+#pragma unroll
+  for (int r = 0; r < kSampleRowsPerBlock; ++r) {
+    bool fails = false;
+    if (r0 + r < rows && t < columns)
+      fails = uncertified(line_bound(lines[r0 + r], K, budget, fabs(double(alpha))), column, G[r]);
+    anyFails |= fails;
+    if (__syncthreads_or(fails) && t == 0) atomicAdd(&plan->sampled[0], 1);
+  }
+  if (anyFails) columnFails[t] = 1;
+}
+
+// Before any integer work, one thread: whether the integer path runs, or rung 15 takes the
+// whole problem (plan->wholePath). The prediction's two estimates of the share of rows and of
+// columns that the slow path would take: the heavy lines' (a heavy column puts a failure in
+// every row, and a heavy row one in every column), and the sample's (a row whose sampled
+// columns hold a failure with probability q holds one among all N with about 1 - (1 - q)^(N /
+// sampled columns)). The larger of each; rung 15 where both shares pass kSlowPathShare.
+__global__ void sgemm_ozaki_int8_decide(int M, int N, int sampledRows, int sampledColumns,
+                                        const int* columnFails, bool predict, Plan* plan) {
+  if (threadIdx.x != 0) return;
+  double rows = plan->heavy[1] ? 1.0 : static_cast<double>(plan->heavy[0]) / M;
+  double columns = plan->heavy[0] ? 1.0 : static_cast<double>(plan->heavy[1]) / N;
+  int failing = 0;
+  for (int t = 0; t < sampledColumns; ++t) failing += columnFails[t];
+  plan->sampled[1] = failing;
+  if (sampledRows > 0 && sampledColumns > 0) {
+    const double q = static_cast<double>(plan->sampled[0]) / sampledRows;
+    const double r = static_cast<double>(failing) / sampledColumns;
+    rows = fmax(rows, 1 - pow(1 - q, static_cast<double>(N) / sampledColumns));
+    columns = fmax(columns, 1 - pow(1 - r, static_cast<double>(M) / sampledRows));
+  }
+  const bool whole = predict && fmin(rows, columns) > kSlowPathShare;
+  plan->integer = !whole;
+  if (whole) plan->wholePath[0] = M, plan->wholePath[1] = N;
+}
+
+// After the certificate (sgemm_ozaki_int8_list), one thread: the slow path by rows, or by
+// columns where they cover less of C (as the reconstruction chooses); past its buffers' cap, the
+// whole problem to rung 15 and no reconstruction.
+__global__ void sgemm_ozaki_int8_assign(int M, int N, int rowsCap, int columnsCap, Plan* plan) {
+  if (threadIdx.x != 0 || !plan->integer) return;
+  const bool byRows =
+      static_cast<long long>(plan->flagged[0]) * N <= static_cast<long long>(plan->flagged[1]) * M;
+  const int slow = plan->flagged[byRows ? 0 : 1];
+  if (slow > (byRows ? rowsCap : columnsCap)) {
+    plan->wholePath[0] = M, plan->wholePath[1] = N;
+    return;
+  }
+  plan->reconstruct = 1;
+  if (byRows)
+    plan->rowsPath[0] = slow, plan->rowsPath[1] = N;
+  else
+    plan->columnsPath[0] = M, plan->columnsPath[1] = slow;
 }
 
 // ---- The launcher.
@@ -880,14 +1076,19 @@ inline size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 // The workspace: residues and magnitude bytes of A [count + 1][M][Kp] and of B transposed
 // [count + 1][N][Kp] (Kp = K rounded up to 16: TMA's row pitch), the products' residues
 // [count][M][ldr] (ldr = N rounded up to 16), the Lines (M rows, then N columns), the
-// columns' partial statistics [slices of K][N], the fail flags and lists (M, then N) and
-// the two counts; each part 256-byte aligned.
+// columns' partial statistics [slices of K][N], the fail flags and lists (M, then N), the
+// Plan, and the prediction's sample (the sampled rows' magnitude bytes [rows][Kq], the sampled
+// columns' [Kq / 4][columns] words, their Lines and the columns' failure marks; Kq = K rounded
+// up to 4); each part 256-byte aligned.
 struct Layout {
-  int Kp, ldr;
-  size_t a, b, r, lines, stats, partial, fails, lists, counts, bytes;
+  int Kp, ldr, Kq;
+  size_t a, b, r, lines, stats, partial, fails, lists, plan, sampleRows, sampleColumns, sampleLines,
+      columnFails, bytes;
   Layout(int M, int N, int K, int count) {
     Kp = static_cast<int>(round_up(K, 16));
     ldr = static_cast<int>(round_up(N, 16));
+    Kq = static_cast<int>(round_up(K, 4));
+    const size_t rows = sample_count(M), columns = sample_count(N);
     const size_t mn = static_cast<size_t>(M) + N;
     const size_t slices = (K + kSliceRows - 1) / kSliceRows;
     a = 0;
@@ -898,8 +1099,12 @@ struct Layout {
     partial = stats + round_up(mn * sizeof(Stats), 256);
     fails = partial + round_up(slices * N * sizeof(Stats), 256);
     lists = fails + round_up(mn * sizeof(int), 256);
-    counts = lists + round_up(mn * sizeof(int), 256);
-    bytes = counts + 4 * sizeof(int);
+    plan = lists + round_up(mn * sizeof(int), 256);
+    sampleRows = plan + round_up(sizeof(Plan), 256);
+    sampleColumns = sampleRows + round_up(rows * Kq, 256);
+    sampleLines = sampleColumns + round_up(columns * Kq, 256);
+    columnFails = sampleLines + round_up((rows + columns) * sizeof(Line), 256);
+    bytes = columnFails + columns * sizeof(int);
   }
 };
 
@@ -907,8 +1112,8 @@ struct Layout {
 // alone (kBound: the certificate).
 template <int BN, int STAGES, bool kBound>
 cudaError_t multiply(int M, int N, int K, int count, const uint8_t* W, const Layout& L,
-                     uint8_t* residues, const Certificate& cert, cudaStream_t stream,
-                     int groupRows) {
+                     uint8_t* residues, const Certificate& cert, const Plan* plan,
+                     cudaStream_t stream, int groupRows) {
   using T = Tile<BN, STAGES>;
   constexpr auto kernel = sgemm_ozaki_int8<BN, STAGES, kBound>;
   CUtensorMap tmA, tmB;  // built per call (pointers and sizes change)
@@ -926,7 +1131,7 @@ cudaError_t multiply(int M, int N, int K, int count, const uint8_t* W, const Lay
       static_cast<long long>((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN) * (kBound ? 1 : count);
   if (blocks > 0x7fffffff) return cudaErrorInvalidValue;
   kernel<<<static_cast<unsigned>(blocks), T::kThreads, T::kSharedBytes, stream>>>(
-      M, N, K, count, tmA, tmB, residues, L.ldr, std::max(1, groupRows), cert);
+      M, N, K, count, tmA, tmB, residues, L.ldr, std::max(1, groupRows), cert, plan);
   return cudaGetLastError();
 }
 
@@ -937,61 +1142,67 @@ inline double certificate_budget(int K) {
   return (std::min(static_cast<double>(K), std::sqrt(static_cast<double>(K)) + 1) - 1) * 0x1p-24;
 }
 
-// The slow path takes the problem whole when its rows or columns would cover more than this
-// share of C: rung 15 on all of it then costs less than the integer path plus the rest.
-constexpr double kSlowPathShare = 0.25;
-// Below this K the prediction is not asked: short products are often exact (no element rounds
-// when scaled, and the certificate then allows anything), and the problems are small.
-constexpr int kPredictMinK = 64;
-
-// The GEMM the slow path runs: the rung kernels/fallbacks.inc names for problems this rung
-// cannot take (rung 15), found through the registry.
-cudaError_t slow_gemm(const Gemm& g, cudaStream_t stream) {
-  for (const RungInfo& r : rungs())
-    if (std::string(r.name) == "ozaki_int8")
-      if (const RungInfo* instead = fallback_for(r, FallbackReason::shape_unsuitable))
-        return runtime::launch_with_fallbacks(*instead, g, stream);
-  return cudaErrorInvalidValue;  // the table lost its row: tests/ladder_list_test.cpp
+// The slow path's buffers: cap lines of C (rows or columns), kSlowPathMost of them, a multiple of
+// 4 (16-byte aligned rows for rung 15's loads of the gathered columns) up to n.
+int slow_path_cap(int n) {
+  const int cap = static_cast<int>(std::ceil(kSlowPathMost * n));
+  return std::min(n, (cap + 3) / 4 * 4);
+}
+size_t slow_path_floats(int cap, int K, int length) {  // the gathered operand, then C's part
+  return static_cast<size_t>(cap) * K + static_cast<size_t>(cap) * length;
 }
 
-// The flagged rows (byRows) or columns of C, computed by rung 15 as one compact GEMM: their
-// rows of A (columns of B) and of C gathered, multiplied, C's scattered back.
-// Its buffers, in floats: the gathered operand, then the gathered part of C.
-size_t slow_path_floats(int M, int N, int K, int count, bool byRows) {
-  return static_cast<size_t>(count) * K + static_cast<size_t>(count) * (byRows ? N : M);
-}
+}  // namespace sgemm::ozaki_int8
 
-// C's part is written last, so a failure before it leaves C as the reconstruction left it: the
-// launcher turns any error here into one that no fallback follows (C is no longer the input).
-cudaError_t slow_path(const Gemm& g, const int* list, int count, bool byRows, float* buffers,
-                      cudaStream_t stream) {
+namespace sgemm::every_shape_3xtf32 {
+// Rung 15 on C's first limits[0] rows and limits[1] columns, the limits read on the device
+// (kernels/15_every_shape_3xtf32.cu).
+cudaError_t launch_limited(const Gemm& gemm, const int* limits, cudaStream_t stream);
+}  // namespace sgemm::every_shape_3xtf32
+
+namespace sgemm::ozaki_int8 {
+
+// The flagged rows (byRows) or columns of C, computed by rung 15 as one compact GEMM: their rows
+// of A (columns of B) and of C gathered, multiplied, C's scattered back. The count is on the
+// device (limits: rows, columns, as the Plan holds them); the buffers hold cap lines, and rung 15
+// computes only the tiles the count reaches. With a count of 0 every kernel returns at once.
+cudaError_t slow_path(const Gemm& g, const int* list, const int* limits, int cap, bool byRows,
+                      float* buffers, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
   float* compactOperand = buffers;
-  float* compactC = buffers + static_cast<size_t>(count) * K;
+  float* compactC = buffers + static_cast<size_t>(cap) * K;
+  const int* counted = limits + (byRows ? 0 : 1);
   const int threads = 256;
-  auto copy = [&](float* matrix, long long ld, float* compact, int length, bool rows, bool in) {
-    const size_t total = static_cast<size_t>(count) * length;
+  auto copy = [&](float* matrix, long long ld, float* compact, int length, bool in) {
+    const size_t total = static_cast<size_t>(cap) * length;
     const unsigned blocks =
         static_cast<unsigned>(std::min<size_t>((total + threads - 1) / threads, 65535));
-    sgemm_ozaki_int8_compact<<<blocks, threads, 0, stream>>>(matrix, ld, compact, list, count,
-                                                             length, rows, in);
+    sgemm_ozaki_int8_compact<<<blocks, threads, 0, stream>>>(matrix, ld, compact, list, counted,
+                                                             cap, length, byRows, in);
     return cudaGetLastError();
   };
   // Rows: A's rows (K long) and C's (N long). Columns: B's columns (K long) and C's (M long).
-  cudaError_t err = byRows ? copy(const_cast<float*>(A), lda, compactOperand, K, true, true)
-                           : copy(const_cast<float*>(B), ldb, compactOperand, K, false, true);
+  cudaError_t err = byRows ? copy(const_cast<float*>(A), lda, compactOperand, K, true)
+                           : copy(const_cast<float*>(B), ldb, compactOperand, K, true);
   if (err == cudaSuccess && beta != 0.f)  // BLAS: with beta == 0, C is not read
-    err = copy(C, ldc, compactC, byRows ? N : M, byRows, true);
+    err = copy(C, ldc, compactC, byRows ? N : M, true);
   if (err != cudaSuccess) return err;
   const Gemm compact =
-      byRows ? Gemm{count, N, K, alpha, compactOperand, K, B, ldb, beta, compactC, N}
-             : Gemm{M, count, K, alpha, A, lda, compactOperand, count, beta, compactC, count};
-  err = slow_gemm(compact, stream);
-  if (err == cudaSuccess) err = copy(C, ldc, compactC, byRows ? N : M, byRows, false);
+      byRows ? Gemm{cap, N, K, alpha, compactOperand, K, B, ldb, beta, compactC, N}
+             : Gemm{M, cap, K, alpha, A, lda, compactOperand, cap, beta, compactC, cap};
+  err = every_shape_3xtf32::launch_limited(compact, limits, stream);
+  if (err == cudaSuccess) err = copy(C, ldc, compactC, byRows ? N : M, false);
   return err;
 }
 
-// C = alpha A B + beta C with `count` moduli (kMinModuli to kMaxModuli).
+// C = alpha A B + beta C with `count` moduli (kMinModuli to kMaxModuli). Every decision that
+// depends on the values is made on the device (Plan): the launch queues the same kernels
+// whatever the inputs, each gated, and never waits for the GPU, so that it can be captured into
+// a CUDA graph. In stream order: the lines' statistics and the prediction (heavy lines and the
+// sampled certificate), which may give the whole problem to rung 15; the integer path; the
+// slow path's size, assigned to gathered rows or columns; the reconstruction; then rung 15 three
+// times, on the gathered rows, the gathered columns and the whole problem, of which at most one
+// has work (a call with none returns at once on the GPU).
 cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
   if (M < 1 || N < 1 || K < 1 || lda < K || ldb < N || ldc < N || count < kMinModuli ||
@@ -999,29 +1210,40 @@ cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
     return cudaErrorInvalidValue;
   cudaError_t err = runtime::require_sm90();
   if (err != cudaSuccess) return err;
-  // Beyond INT32's range for the bound plane: rung 15 (kernels/fallbacks.inc).
-  if (K > kBoundMaxK) return runtime::kShapeUnsuitable;
+  // Beyond INT32's range for the bound plane, and below rung 15's shortest K (its slow path):
+  // the chain (kernels/fallbacks.inc: rung 15, which hands K < 16 on to rung 11).
+  if (K > kBoundMaxK || K < kSlowPathMinK) return runtime::kShapeUnsuitable;
   const Layout L(M, N, K, count);
+  const int rowsCap = slow_path_cap(M), columnsCap = slow_path_cap(N);
+  // Everything the launch needs, before anything is queued: without it, the problem goes down
+  // the chain (kWorkspaceShort) with C untouched.
   runtime::Workspace<uint8_t> W(L.bytes, stream);
   if (W.error() != cudaSuccess) return W.error();  // kWorkspaceShort: kernels/fallbacks.inc
+  runtime::Workspace<float> rowsBuffers(slow_path_floats(rowsCap, K, N), stream);
+  if (rowsBuffers.error() != cudaSuccess) return rowsBuffers.error();
+  runtime::Workspace<float> columnsBuffers(slow_path_floats(columnsCap, K, M), stream);
+  if (columnsBuffers.error() != cudaSuccess) return columnsBuffers.error();
   uint8_t* w = W.get();
   Line* lines = reinterpret_cast<Line*>(w + L.lines);
   Stats* stats = reinterpret_cast<Stats*>(w + L.stats);
   Stats* partial = reinterpret_cast<Stats*>(w + L.partial);
   int* fails = reinterpret_cast<int*>(w + L.fails);
   int* lists = reinterpret_cast<int*>(w + L.lists);
-  int* counts = reinterpret_cast<int*>(w + L.counts);  // flagged rows, columns; heavy ones
+  Plan* plan = reinterpret_cast<Plan*>(w + L.plan);  // device memory: its fields' addresses only
+  int* columnFails = reinterpret_cast<int*>(w + L.columnFails);
   const Crt crt = crt_of(count, K);
   const double budget = certificate_budget(K);
   const size_t mn = static_cast<size_t>(M) + N;
+  const int sampledRows = sample_count(M), sampledColumns = sample_count(N);
   if ((err = cudaMemsetAsync(lines + M, 0, N * sizeof(Line), stream)) != cudaSuccess ||
       (err = cudaMemsetAsync(fails, 0, mn * sizeof(int), stream)) != cudaSuccess ||
-      (err = cudaMemsetAsync(counts, 0, 4 * sizeof(int), stream)) != cudaSuccess)
+      (err = cudaMemsetAsync(plan, 0, sizeof(Plan), stream)) != cudaSuccess ||
+      (err = cudaMemsetAsync(columnFails, 0, sampledColumns * sizeof(int), stream)) != cudaSuccess)
     return err;
   auto launched = [] { return cudaGetLastError(); };
 
-  // The lines' statistics, and the prediction: a problem whose heavy lines would send more
-  // than kSlowPathShare of C to the slow path goes to rung 15 before any integer work.
+  // The lines' statistics, and the prediction: a problem whose slow path would take more than
+  // kSlowPathShare of C's rows and of its columns goes to rung 15 before any integer work.
   const int rowBlocks = std::min(M, 65535 * 8);
   const int slices = (K + kSliceRows - 1) / kSliceRows;
   const dim3 columnBlock(kColumnTile, 8);
@@ -1032,70 +1254,74 @@ cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
                                                                                        partial);
   if ((err = launched()) != cudaSuccess) return err;
   sgemm_ozaki_int8_predict<<<static_cast<unsigned>((mn + 255) / 256), 256, 0, stream>>>(
-      M, N, K, partial, stats, crt.T, budget, counts + 2);
-  int heavy[2] = {0, 0};
-  if ((err = launched()) != cudaSuccess ||
-      (err = cudaMemcpyAsync(heavy, counts + 2, sizeof heavy, cudaMemcpyDeviceToHost, stream)) !=
-          cudaSuccess ||
-      (err = cudaStreamSynchronize(stream)) != cudaSuccess)
-    return err;
-  // A heavy column puts a failure in every row, and a heavy row one in every column.
-  const double rowsShare = heavy[1] ? 1.0 : static_cast<double>(heavy[0]) / M;
-  const double columnsShare = heavy[0] ? 1.0 : static_cast<double>(heavy[1]) / N;
+      M, N, K, partial, stats, crt.T, budget, plan->heavy);
+  if ((err = launched()) != cudaSuccess) return err;
 #ifdef SGEMM_PLANT_SPAN_RULE
   constexpr bool kPredict = false;  // the rule before the certificate had no prediction either
 #else
   constexpr bool kPredict = true;
 #endif
-  if (kPredict && K >= kPredictMinK && std::min(rowsShare, columnsShare) > kSlowPathShare)
-    return runtime::kShapeUnsuitable;  // kernels/fallbacks.inc: rung 15 runs it
+  const bool predict = kPredict && K >= kPredictMinK;
+  if (predict) {
+    uint8_t* rowBytes = w + L.sampleRows;
+    uint32_t* columnWords = reinterpret_cast<uint32_t*>(w + L.sampleColumns);
+    Line* sampleLines = reinterpret_cast<Line*>(w + L.sampleLines);
+    sgemm_ozaki_int8_sample_rows<<<sampledRows, kRowThreads, 0, stream>>>(
+        M, K, A, lda, stats, crt.T, rowBytes, L.Kq, sampleLines);
+    if ((err = launched()) != cudaSuccess) return err;
+    sgemm_ozaki_int8_sample_columns<<<(sampledColumns + kColumnTile - 1) / kColumnTile, columnBlock,
+                                      0, stream>>>(K, N, B, ldb, stats + M, crt.T, columnWords,
+                                                   sampleLines + sampledRows);
+    if ((err = launched()) != cudaSuccess) return err;
+    sgemm_ozaki_int8_sample_pairs<<<(sampledRows + kSampleRowsPerBlock - 1) / kSampleRowsPerBlock,
+                                    kSampleLines, 0, stream>>>(
+        M, N, K, rowBytes, L.Kq, columnWords, sampleLines, budget, alpha, columnFails, plan);
+    if ((err = launched()) != cudaSuccess) return err;
+  }
+  sgemm_ozaki_int8_decide<<<1, 32, 0, stream>>>(
+      M, N, predict ? sampledRows : 0, predict ? sampledColumns : 0, columnFails, predict, plan);
+  if ((err = launched()) != cudaSuccess) return err;
 
   // The pre-pass proper: residues and magnitude bytes of the rows of A, the columns of B.
   sgemm_ozaki_int8_rows<<<rowBlocks, kRowThreads, 0, stream>>>(M, K, A, lda, stats, crt, w + L.a,
-                                                               L.Kp, lines);
+                                                               L.Kp, lines, plan);
   if ((err = launched()) != cudaSuccess) return err;
   sgemm_ozaki_int8_columns<<<dim3(columnTiles, (K + kTransposeDepth - 1) / kTransposeDepth),
                              columnBlock, 0, stream>>>(K, N, B, ldb, stats + M, crt, w + L.b, L.Kp,
-                                                       lines + M);
+                                                       lines + M, plan);
   if ((err = launched()) != cudaSuccess) return err;
 
-  // The certificate, then the residues' GEMM; the slow path's size is read back while the GEMM
-  // runs, then the reconstruction of every element the certificate passed, then the slow path.
+  // The certificate and the lists of what it flags, the residues' GEMM, the slow path's size,
+  // then the reconstruction of every element the certificate passed.
   const Certificate cert{lines, budget, alpha, fails, fails + M};
   uint8_t* residues = w + L.r;
-  err = multiply<256, 4, true>(M, N, K, count, w, L, residues, cert, stream, 8);
+  err = multiply<256, 4, true>(M, N, K, count, w, L, residues, cert, plan, stream, 8);
   if (err != cudaSuccess) return err;
-  sgemm_ozaki_int8_list<<<2, kListThreads, 0, stream>>>(M, N, fails, lists, counts);
+  sgemm_ozaki_int8_list<<<2, kListThreads, 0, stream>>>(M, N, fails, lists, plan);
   if ((err = launched()) != cudaSuccess) return err;
-  err = multiply<256, 4, false>(M, N, K, count, w, L, residues, cert, stream, 8);
+  err = multiply<256, 4, false>(M, N, K, count, w, L, residues, cert, plan, stream, 8);
   if (err != cudaSuccess) return err;
+  sgemm_ozaki_int8_assign<<<1, 32, 0, stream>>>(M, N, rowsCap, columnsCap, plan);
+  if ((err = launched()) != cudaSuccess) return err;
   const dim3 block(kQuads, 4);
   const int rowsPerBlock = 4 * kReconstructRows;
   const dim3 grid((N + 4 * kQuads - 1) / (4 * kQuads),
                   std::min((M + rowsPerBlock - 1) / rowsPerBlock, 65535));
-  // The slow path's size, and its buffers, before C is written: without them the problem goes
-  // down the chain (kWorkspaceShort) with C untouched.
-  int flagged[2] = {0, 0};  // rows, columns
-  if ((err = cudaMemcpyAsync(flagged, counts, sizeof flagged, cudaMemcpyDeviceToHost, stream)) !=
-          cudaSuccess ||
-      (err = cudaStreamSynchronize(stream)) != cudaSuccess)
-    return err;
-  // As the reconstruction chooses: rows unless the flagged columns cover less of C.
-  const bool byRows =
-      static_cast<long long>(flagged[0]) * N <= static_cast<long long>(flagged[1]) * M;
-  const int slow = flagged[byRows ? 0 : 1];
-  runtime::Workspace<float> buffers(slow ? slow_path_floats(M, N, K, slow, byRows) : 0, stream);
-  if (buffers.error() != cudaSuccess) return buffers.error();
   constexpr decltype(&sgemm_ozaki_int8_reconstruct<kMaxModuli>) kReconstruct[] = {
       sgemm_ozaki_int8_reconstruct<4>, sgemm_ozaki_int8_reconstruct<5>,
       sgemm_ozaki_int8_reconstruct<6>, sgemm_ozaki_int8_reconstruct<7>,
       sgemm_ozaki_int8_reconstruct<8>};
   static_assert(kMinModuli == 4 && kMaxModuli == 8, "one kernel for each count of moduli");
   kReconstruct[count - kMinModuli]<<<grid, block, 0, stream>>>(M, N, alpha, beta, C, ldc, residues,
-                                                               L.ldr, crt, lines, fails, counts);
-  if ((err = launched()) != cudaSuccess || !slow) return err;
-  err = slow_path(g, byRows ? lists : lists + M, slow, byRows, buffers.get(), stream);
-  // C holds the reconstruction now: no fallback may start again from it.
+                                                               L.ldr, crt, lines, fails, plan);
+  if ((err = launched()) != cudaSuccess) return err;
+  // Rung 15: the flagged rows, the flagged columns, or the whole problem (at most one has work).
+  err = slow_path(g, lists, plan->rowsPath, rowsCap, true, rowsBuffers.get(), stream);
+  if (err == cudaSuccess)
+    err =
+        slow_path(g, lists + M, plan->columnsPath, columnsCap, false, columnsBuffers.get(), stream);
+  if (err == cudaSuccess) err = every_shape_3xtf32::launch_limited(g, plan->wholePath, stream);
+  // C may hold the reconstruction now: no fallback may start again from it.
   return err == runtime::kWorkspaceShort || err == runtime::kShapeUnsuitable ||
                  err == runtime::kGpuUnsupported
              ? cudaErrorLaunchOutOfResources

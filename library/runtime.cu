@@ -39,6 +39,7 @@ cudaError_t tensor_map_encoder(PFN_cuTensorMapEncodeTiled_v12000* encode) {
   static std::atomic<PFN_cuTensorMapEncodeTiled_v12000> found{nullptr};
   *encode = found.load();
   if (*encode != nullptr) return cudaSuccess;
+  RelaxedCapture relaxed;  // once: no part of a captured graph (runtime.h)
   void* fn = nullptr;
   cudaDriverEntryPointQueryResult result = cudaDriverEntryPointSymbolNotFound;
 #if CUDART_VERSION >= 12050
@@ -142,6 +143,7 @@ cudaError_t current_pool(Pool** out, int* device_out = nullptr) {
   Pool& p = pools[device];
   std::lock_guard<std::mutex> hold(p.lock);
   if (p.pool == nullptr) {
+    RelaxedCapture relaxed;  // (runtime.h)
     size_t free_bytes = 0;
     err = cudaMemGetInfo(&free_bytes, &p.device_bytes);
     cudaMemPoolProps props{};

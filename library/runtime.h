@@ -25,6 +25,21 @@ cudaError_t launch_with_fallbacks(const RungInfo& rung, const Gemm& problem, cud
 
 constexpr int kMaxDevices = 64;  // devices beyond this are asked every time, never cached
 
+// One-time setup (a device's facts, the shared-memory opt-in, the workspace's pool) is no part
+// of what a CUDA graph replays, and may run while a stream is capturing one: in its scope this
+// thread's capture mode is relaxed, so that a call capture would refuse as possibly
+// synchronizing (cudaMemGetInfo) neither fails nor ends another thread's capture.
+class RelaxedCapture {
+ public:
+  RelaxedCapture() { cudaThreadExchangeStreamCaptureMode(&mode_); }
+  ~RelaxedCapture() { cudaThreadExchangeStreamCaptureMode(&mode_); }
+  RelaxedCapture(const RelaxedCapture&) = delete;
+  RelaxedCapture& operator=(const RelaxedCapture&) = delete;
+
+ private:
+  cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;
+};
+
 // A value per device, computed by the first call on that device that needs it. Threads that
 // race compute it too and store the same value; a failed computation is not cached.
 template <typename T>
@@ -41,7 +56,10 @@ class PerDevice {
       *out = values_[device].load();
       return cudaSuccess;
     }
-    err = compute(device, out);
+    {
+      RelaxedCapture relaxed;
+      err = compute(device, out);
+    }
     if (err == cudaSuccess && cached) {
       values_[device].store(*out);
       known_[device].store(true);  // after the value: a reader that sees true sees the value
