@@ -26,10 +26,16 @@ std::string say(const char* fmt, long long a, long long b = 0) {
   return text;
 }
 
-// The device `stream` belongs to (the current device for the default stream).
+// The device `stream` belongs to: the current device for the default stream, and for a stream
+// that is capturing a CUDA graph, which may not be asked (cudaStreamGetDevice fails there,
+// "operation not permitted when stream is capturing", and ends the capture); a kernel queued
+// into another device's stream is refused at its launch all the same.
 cudaError_t stream_device(cudaStream_t stream, int* device) {
 #if CUDART_VERSION >= 12080
-  if (stream != nullptr) return cudaStreamGetDevice(stream, device);
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (stream != nullptr && (cudaStreamIsCapturing(stream, &capture) != cudaSuccess ||
+                            capture == cudaStreamCaptureStatusNone))
+    return cudaStreamGetDevice(stream, device);  // (a bad handle: its error, from here)
 #endif
   return cudaGetDevice(device);
 }
@@ -270,6 +276,9 @@ bool reason_of(cudaError_t err, FallbackReason* reason) {
     case runtime::kShapeUnsuitable:
       return *reason = FallbackReason::shape_unsuitable, true;
     case runtime::kGpuUnsupported:
+    case cudaErrorInvalidDeviceFunction:  // a kernel the build holds no code for (an attribute
+                                          // set before its launch says so this way)
+      cudaGetLastError();                 // not left for the next rung to find
       return *reason = FallbackReason::gpu_unsupported, true;
     default:
       return false;
@@ -277,14 +286,18 @@ bool reason_of(cudaError_t err, FallbackReason* reason) {
 }
 
 // Runs `rung`; where it cannot run the problem, the rung kernels/fallbacks.inc names for the
-// reason, and so on down the chain. *last is the rung whose answer is returned.
+// reason, and so on down the chain. *last is the rung whose answer is returned. `named`: a
+// caller named `rung` (sgemm::launch), and its own gpu_unsupported answer is the launch's: a
+// rung this GPU lacks says so rather than run another (the one call, rung 18, hands on).
 cudaError_t launch_chain(const RungInfo& rung, const Gemm& g, cudaStream_t stream,
-                         const RungInfo** last) {
+                         const RungInfo** last, bool named) {
   for (const RungInfo* r = &rung; r != nullptr;) {
     *last = r;
     const cudaError_t err = r->launch(g, stream);
     FallbackReason reason{};
-    r = reason_of(err, &reason) ? fallback_for(*r, reason) : nullptr;
+    const bool handOn = reason_of(err, &reason) &&
+                        !(named && r == &rung && reason == FallbackReason::gpu_unsupported);
+    r = handOn ? fallback_for(*r, reason) : nullptr;
     if (r == nullptr) return err;
   }
   return cudaSuccess;  // not reached
@@ -295,7 +308,7 @@ cudaError_t launch_chain(const RungInfo& rung, const Gemm& g, cudaStream_t strea
 cudaError_t runtime::launch_with_fallbacks(const RungInfo& rung, const Gemm& problem,
                                            cudaStream_t stream) {
   const RungInfo* last = nullptr;
-  return launch_chain(rung, problem, stream, &last);
+  return launch_chain(rung, problem, stream, &last, false);
 }
 
 namespace {
@@ -414,7 +427,7 @@ Status launch(const RungInfo& rung, const Operation& operation, const Gemm& g, c
     return Status::cuda_error;
   }
   const RungInfo* last = &rung;
-  err = launch_chain(rung, nn, stream, &last);
+  err = launch_chain(rung, nn, stream, &last, true);
   return status_of(err, rung, *last, why);
 }
 
