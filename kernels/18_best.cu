@@ -27,12 +27,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "best_choice.h"  // the table and the choice, as host code the CPU tests call
+#include "rung_id.h"      // a column's rung: rung_id(name), RungId::ozaki_int8
 #include "runtime.h"      // launch_with_fallbacks: a rung and its chain
-#include "sgemm.h"        // Gemm, and the registry: rungs() by name
+#include "sgemm.h"        // Gemm, and the registry: rung_info()
 
 namespace sgemm::best {
 
@@ -110,7 +112,9 @@ std::vector<double> predict_micros(const Table& table, int M, int N, int K) {
   return micros;
 }
 
-bool data_dependent(const std::string& candidate) { return candidate == "ozaki_int8"; }
+bool data_dependent(const std::string& candidate) {
+  return rung_id(candidate) == RungId::ozaki_int8;
+}
 
 int choose(const Table& table, int M, int N, int K, const std::vector<bool>& usable) {
   std::vector<double> micros = predict_micros(table, M, N, K);
@@ -123,12 +127,11 @@ int choose(const Table& table, int M, int N, int K, const std::vector<bool>& usa
   return best;
 }
 
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
-
 namespace {
 
-// The table's candidates as rungs of the registry, looked up by name once: an FP32 rung other
-// than this one, or nullptr (a column measured by a build that had a rung this one lacks).
+// The table's candidates as rungs of the registry, each column's name read into a RungId once: an
+// FP32 rung other than this one, or nullptr (a column measured by a build that had a rung this
+// one lacks).
 struct Candidates {
   std::vector<const RungInfo*> rungs;
   std::vector<bool> usable;
@@ -138,9 +141,9 @@ const Candidates& candidates() {
   static const Candidates found = [] {
     Candidates f;
     for (const std::string& name : table().candidates) {
-      const RungInfo* hit = nullptr;
-      for (const RungInfo& r : rungs())
-        if (name == r.name && r.precision == Precision::fp32 && r.launch != &launch) hit = &r;
+      const std::optional<RungId> id = rung_id(name);
+      const RungInfo* hit = id && *id != RungId::best ? &rung_info(*id) : nullptr;
+      if (hit && hit->precision != Precision::fp32) hit = nullptr;
       f.rungs.push_back(hit);
       f.usable.push_back(hit != nullptr);
     }

@@ -44,7 +44,7 @@ std::vector<double> predict_micros(const Table& table, int M, int N, int K);
 // margin also covers the interpolation's error on rung 16, whose rate swings with the shape's
 // alignment more than the grid shows (6000^3: 193% of cuBLAS SGEMM measured, ~235% predicted).
 constexpr double kDataDependentMargin = 1.10;
-bool data_dependent(const std::string& candidate);  // rung 16, "ozaki_int8"
+bool data_dependent(const std::string& candidate);  // rung 16 (RungId::ozaki_int8)
 // The column with the fastest prediction among those `usable` allows (all when it is empty),
 // a data-dependent column's time taken kDataDependentMargin times longer; the first on a tie;
 // -1 when none is usable.

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "operations.h"
 #include "report.h"
+#include "rung_id.h"
 #include "sgemm.h"
 #include "sgemm_cublas.h"
 
@@ -244,11 +245,10 @@ TEST(OperationExtents, StoredExtent) {
   EXPECT_EQ(s.str(), "7x33x129 col TN lda=129 ldb=129 ldc=8");
 }
 
-// The one call runs the ladder's best FP32-accurate rung, found by name.
-TEST(OneCall, RungIsBestOrRung15) {
+// The one call runs the ladder's best FP32-accurate rung, rung 18.
+TEST(OneCall, RungIsBest) {
   const RungInfo& r = one_call_rung();
-  EXPECT_TRUE(std::string(r.name) == "best" || std::string(r.name) == "every_shape_3xtf32")
-      << r.name;
+  EXPECT_EQ(&r, &rung_info(RungId::best)) << r.name;
   EXPECT_EQ(r.precision, Precision::fp32);
   EXPECT_EQ(find_rung(r.number), &r);
 }
@@ -319,7 +319,7 @@ TEST(OperationFlags, HelpListsThem) {
 TEST(OperationJson, RecordedWhenNotRowMajorNN) {
   Measurement plain;
   plain.rung = 1;
-  plain.name = "naive";
+  plain.name = rung_name(RungId::naive);
   plain.problem = {{16, 16, 16}};
   Measurement col = plain;
   col.problem.shape.op = Operation{Layout::col_major, Op::N, Op::T};

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "best_choice.h"
+#include "rung_id.h"
 #include "sgemm.h"
 
 namespace sgemm::best {
@@ -37,12 +38,10 @@ TEST(BestTable, IsWhole) {
 
 TEST(BestTable, CandidatesAreOtherFp32Rungs) {
   for (const std::string& name : table().candidates) {
-    const RungInfo* found = nullptr;
-    for (const RungInfo& r : rungs())
-      if (name == r.name) found = &r;
-    ASSERT_NE(found, nullptr) << "'" << name << "' is not in kernels/ladder.inc";
-    EXPECT_EQ(found->precision, Precision::fp32) << name;
-    EXPECT_NE(name, "best") << "rung 18 cannot choose itself";
+    const std::optional<RungId> id = rung_id(name);
+    ASSERT_TRUE(id.has_value()) << "'" << name << "' is not in kernels/ladder.inc";
+    EXPECT_EQ(rung_info(*id).precision, Precision::fp32) << name;
+    EXPECT_NE(*id, RungId::best) << "rung 18 cannot choose itself";
   }
 }
 
@@ -129,14 +128,16 @@ TEST(BestChoice, TakesTheFastestUsableFirstOnATie) {
   EXPECT_EQ(choose(tie, 400, 400, 1000), 0);
 }
 
-// Rung 16 ("ozaki_int8") is chosen only where it is predicted kDataDependentMargin times faster
-// than the best other candidate; any other candidate, where it is faster at all.
+// Rung 16 (RungId::ozaki_int8) is chosen only where it is predicted kDataDependentMargin times
+// faster than the best other candidate; any other candidate, where it is faster at all.
 TEST(BestChoice, ADataDependentCandidateNeedsItsMargin) {
-  ASSERT_TRUE(data_dependent("ozaki_int8"));
-  ASSERT_FALSE(data_dependent("every_shape_3xtf32"));
+  const std::string rung15 = rung_name(RungId::every_shape_3xtf32);
+  const std::string rung16 = rung_name(RungId::ozaki_int8);
+  ASSERT_TRUE(data_dependent(rung16));
+  ASSERT_FALSE(data_dependent(rung15));
   ASSERT_GT(kDataDependentMargin, 1.0);
   Table t;
-  t.candidates = {"every_shape_3xtf32", "ozaki_int8"};
+  t.candidates = {rung15, rung16};
   t.Ms = t.Ns = t.Ks = {100, 1000};
   for (double gain :
        {1.05, 1.0 + (kDataDependentMargin - 1) / 2, kDataDependentMargin * 1.01, 1.5}) {

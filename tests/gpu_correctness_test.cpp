@@ -11,6 +11,7 @@
 
 #include "gpu_support.h"
 #include "harness.h"
+#include "rung_id.h"
 #include "seeded_random.h"
 #include "sgemm.h"
 
@@ -211,7 +212,7 @@ class Repeatable : public GpuTest {
 class ClusterSplitK : public Repeatable {};
 
 TEST_F(ClusterSplitK, BitwiseRepeatableOnEveryTileAndClusterSize) {
-  SGEMM_SKIP_UNSUPPORTED_RUNG(rung_number("cluster_splitk"));
+  SGEMM_SKIP_UNSUPPORTED_RUNG(rung_number(RungId::cluster_splitk));
   for (const Shape& s : {Shape{128, 128, 128}, Shape{333, 257, 4099}, Shape{512, 384, 1000}}) {
     DeviceBuffer A(size_t(s.M) * s.K), B(size_t(s.K) * s.N), C(size_t(s.M) * s.N);
     fill_matrix(A.get(), s.M, s.K, s.K, Fill::uniform, 21, 0.f, harness_->stream());
@@ -234,7 +235,7 @@ TEST_F(ClusterSplitK, BitwiseRepeatableOnEveryTileAndClusterSize) {
 class Rung15Paths : public Repeatable {};
 
 TEST_F(Rung15Paths, BitwiseRepeatableOnEverySliceCount) {
-  SGEMM_SKIP_UNSUPPORTED_RUNG(rung_number("every_shape_3xtf32"));
+  SGEMM_SKIP_UNSUPPORTED_RUNG(rung_number(RungId::every_shape_3xtf32));
   struct Run {
     Shape shape;
     std::vector<int> slices;

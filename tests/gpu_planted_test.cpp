@@ -9,6 +9,7 @@
 
 #include "gpu_inputs.h"
 #include "gpu_support.h"
+#include "rung_id.h"
 #include "runtime.h"
 #include "sgemm.h"
 
@@ -32,19 +33,19 @@ namespace sgemm::testing {
 namespace {
 
 struct Planted {
-  const char* rung;  // the real rung's name
-  Kernel broken;     // the same kernel without its small products
+  RungId rung;    // the real rung
+  Kernel broken;  // the same kernel without its small products
 };
 
 const Planted kPlanted[] = {
-    {"mma_3xtf32", launched(&mma_3xtf32_planted::launch, "planted mma_3xtf32")},
-    {"wgmma_3xtf32", launched(&wgmma_3xtf32_planted::launch, "planted wgmma_3xtf32")},
-    {"every_shape_3xtf32",
+    {RungId::mma_3xtf32, launched(&mma_3xtf32_planted::launch, "planted mma_3xtf32")},
+    {RungId::wgmma_3xtf32, launched(&wgmma_3xtf32_planted::launch, "planted wgmma_3xtf32")},
+    {RungId::every_shape_3xtf32,
      launched(&every_shape_3xtf32_planted::launch, "planted every_shape_3xtf32")}};
 
 class PlantedTf32Accuracy : public GpuTest, public ::testing::WithParamInterface<Planted> {
  protected:
-  int real_rung() const { return rung_number(GetParam().rung); }  // throws for an unknown name
+  int real_rung() const { return rung_number(GetParam().rung); }
   CheckReport check(const Kernel& kernel, const Problem& p, CheckMode mode) {
     return harness_->check(kernel, p, mode, 3, "planted", Precision::fp32);
   }
@@ -78,7 +79,7 @@ TEST_P(PlantedTf32Accuracy, FailsAtK131072) {
 
 INSTANTIATE_TEST_SUITE_P(Rungs, PlantedTf32Accuracy, ::testing::ValuesIn(kPlanted),
                          [](const ::testing::TestParamInfo<Planted>& planted) {
-                           return std::string(planted.param.rung);
+                           return std::string(rung_name(planted.param.rung));
                          });
 
 // Rung 16 (ozaki_int8) with 11 bits fewer in each scaled integer: split inputs no longer fit its
@@ -93,7 +94,7 @@ class PlantedCoarseIntegers : public GpuTest {
 };
 
 TEST_F(PlantedCoarseIntegers, FailsTheFp32Checks) {
-  const int real = rung_number("ozaki_int8");  // throws for an unknown name
+  const int real = rung_number(RungId::ozaki_int8);
   SGEMM_SKIP_UNSUPPORTED_RUNG(real);
   const Kernel planted = launched(&ozaki_int8_planted::launch, "planted ozaki_int8");
   for (const Problem& p : {Problem{{256, 192, 4096}}, Problem{{128, 96, 131072}}})
@@ -116,7 +117,7 @@ class PlantedSpanRule : public GpuTest {};
 TEST_F(PlantedSpanRule, FailsTheInputsChecks) {
   SGEMM_SKIP_UNSUPPORTED_RUNG(16);
   // A problem it hands on (runtime::kShapeUnsuitable) runs where the library's chain says.
-  const RungInfo& rung16 = *find_rung(rung_number("ozaki_int8"));
+  const RungInfo& rung16 = rung_info(RungId::ozaki_int8);
   const Kernel broken = launched(
       [&rung16](const Gemm& g, cudaStream_t stream) {
         const cudaError_t err = ozaki_int8_span_rule::launch(g, stream);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gpu_support.h"
+#include "rung_id.h"
 #include "sgemm.h"
 
 namespace sgemm::testing {
@@ -106,7 +107,7 @@ TEST_F(Runtime, RepeatedLaunchesDoNotGrowThePool) {
       ASSERT_EQ(launch_tight(rung, s, b.A, b.B, b.C, harness_->stream(), &why), Status::ok) << why;
     sync();
     EXPECT_EQ(workspace_held(), first) << "rung " << rung;
-    if (find_rung(rung)->name == std::string("wgmma_3xtf32")) {
+    if (rung == rung_number(RungId::wgmma_3xtf32)) {
       EXPECT_GE(first, size_t{16} << 20) << "rung 14 splits A and B into the workspace";
     }
   }

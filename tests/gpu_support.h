@@ -73,14 +73,6 @@ inline int last_supported_rung() {
   return rungs().front().number;
 }
 
-// The number of the rung named `name` in kernels/ladder.inc. Throws Error when there is none,
-// so that a test of a renamed or removed rung fails loudly instead of testing something else.
-inline int rung_number(const std::string& name) {
-  for (const RungInfo& r : rungs())
-    if (name == r.name) return r.number;
-  throw Error("no rung named '" + name + "' in kernels/ladder.inc");
-}
-
 // Skips the test without a GPU (see above); else holds a Harness.
 class GpuTest : public ::testing::Test {
  protected:

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "rung_id.h"
 #include "sgemm.h"
 
 namespace sgemm {
@@ -87,7 +88,7 @@ TEST(Fallbacks, EveryChainEnds) {
 }
 
 TEST(Ladder, FileNamesHaveTwoDigitPrefixes) {
-  const RungInfo example{6, "vectorized", ""};
+  const RungInfo example{rung_number(RungId::vectorized), rung_name(RungId::vectorized), ""};
   EXPECT_EQ(kernel_file(example), "kernels/06_vectorized.cu");
   EXPECT_EQ(doc_file(example), "docs/06_vectorized.md");
   const RungInfo two_digits{12, "warp_tiling", ""};

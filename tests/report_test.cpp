@@ -11,13 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "rung_id.h"
+
 namespace sgemm {
 namespace {
 
 Measurement row(bool checked, bool pass, const std::string& text) {
   Measurement m;
   m.rung = 1;
-  m.name = "naive";
+  m.name = rung_name(RungId::naive);
   m.problem = {{16, 16, 16}};
   m.checked = checked;
   m.pass = pass;
