@@ -897,6 +897,14 @@ __host__ __device__ inline int sample_count(int n) { return n < kSampleLines ? n
 __device__ inline int sampled_line(int t, int n) {
   return n <= kSampleLines ? t : t / 32 * (n / kSampleGroups) + t % 32;  // n / 8 >= 32
 }
+// The sample's workspace: the sampled rows' Lines, then what is zeroed before each launch (the
+// products G [rows][columns], the failure marks, the columns' tallies).
+struct Sample {
+  Line* rowLines;
+  int* G;
+  int *rowFails, *columnFails, *columnInexact;
+  unsigned long long* columnIntegers;
+};
 
 // Sampled row t of A: its magnitude bytes, K contiguous (bytes [t][Kq], Kq = K rounded up to
 // 4), and its Line, as sgemm_ozaki_int8_rows would store them.
@@ -926,19 +934,22 @@ __global__ void __launch_bounds__(kRowThreads)
                          row.flags() | (all.inexact ? kInexact : 0)};
 }
 
-// Sampled columns 32 blockIdx.x .. + 31 of B: their magnitude bytes, four k a word (words
-// [Kq / 4][sampled], so that the pairs' threads read adjacent words), and their Lines.
+// Slice blockIdx.y (kSampleDepth of K) of sampled columns 32 blockIdx.x .. + 31 of B: their
+// magnitude bytes, four k a word (words [Kq / 4][sampled], so that the products' threads read
+// adjacent words), and their tallies, added to the columns' sums (integers: exact in any order).
+constexpr int kSampleDepth = 512;
 __global__ void __launch_bounds__(kColumnTile * 8)
     sgemm_ozaki_int8_sample_columns(int K, int N, const float* B, long long ldb, const Stats* stats,
-                                    double T, uint32_t* words, Line* lines) {
+                                    double T, uint32_t* words, Sample sample) {
   __shared__ Tally partialTally[8][kColumnTile];
   const int sampled = sample_count(N), t = blockIdx.x * kColumnTile + threadIdx.x;
   const int j = t < sampled ? sampled_line(t, N) : 0;
   const Stats column = stats[j];
   const int s = column.scale(T), e = column.magnitude_exponent(K);
+  const int k4End = min((K + 3) / 4, static_cast<int>(blockIdx.y + 1) * kSampleDepth / 4);
   Tally tally{0, 0};
   if (t < sampled)
-    for (int k4 = threadIdx.y; 4 * k4 < K; k4 += 8) {
+    for (int k4 = blockIdx.y * kSampleDepth / 4 + threadIdx.y; k4 < k4End; k4 += 8) {
       uint32_t word = 0;
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
@@ -954,44 +965,58 @@ __global__ void __launch_bounds__(kColumnTile * 8)
   partialTally[threadIdx.y][threadIdx.x] = tally;
   __syncthreads();
   if (threadIdx.y != 0 || t >= sampled) return;
-  for (int y = 1; y < 8; ++y) tally.merge(partialTally[y][threadIdx.x]);  // integers: exact
-  lines[t] = {static_cast<double>(tally.integers), sqrt(column.squares), s, e,
-              column.flags() | (tally.inexact ? kInexact : 0)};
+  for (int y = 1; y < 8; ++y) tally.merge(partialTally[y][threadIdx.x]);
+  atomicAdd(&sample.columnIntegers[t], tally.integers);
+  if (tally.inexact) atomicOr(&sample.columnInexact[t], 1);
 }
 
-// The certificate on every sampled pair (4 sampled rows a block, a thread a sampled column):
-// G from the magnitude bytes (dp4a: four products of bytes a step, exact), then the test the
-// bound plane's epilogue makes (uncertified). Counts the sampled rows that hold a failure
-// (plan->sampled[0]) and marks the sampled columns (columnFails).
-constexpr int kSampleRowsPerBlock = 4;
+// G = the INT8 product of the sampled rows' and columns' magnitude bytes, as the bound plane's:
+// block (x, y) takes kSampleRowsPerBlock sampled rows over slice y (kSampleProductDepth of K),
+// a thread a sampled column, four products of bytes a dp4a, the slices' sums added (exact).
+constexpr int kSampleRowsPerBlock = 4, kSampleProductDepth = 1024;
 __global__ void __launch_bounds__(kSampleLines)
-    sgemm_ozaki_int8_sample_pairs(int M, int N, int K, const uint8_t* bytes, int Kq,
-                                  const uint32_t* words, const Line* lines, double budget,
-                                  float alpha, int* columnFails, Plan* plan) {
+    sgemm_ozaki_int8_sample_products(int M, int N, int K, const uint8_t* bytes, int Kq,
+                                     const uint32_t* words, Sample sample) {
   const int rows = sample_count(M), columns = sample_count(N);
   const int t = threadIdx.x, r0 = blockIdx.x * kSampleRowsPerBlock;
+  if (t >= columns) return;
+  const int k4Begin = blockIdx.y * kSampleProductDepth / 4;
+  const int k4End = min(Kq / 4, k4Begin + kSampleProductDepth / 4);
   int G[kSampleRowsPerBlock] = {};
-  if (t < columns)
-    for (int k4 = 0; 4 * k4 < K; ++k4) {
-      const int b = static_cast<int>(words[static_cast<size_t>(k4) * columns + t]);
+#pragma unroll 8
+  for (int k4 = k4Begin; k4 < k4End; ++k4) {
+    const int b = static_cast<int>(words[static_cast<size_t>(k4) * columns + t]);
 #pragma unroll
-      for (int r = 0; r < kSampleRowsPerBlock; ++r)
-        if (r0 + r < rows)
-          G[r] = __dp4a(
-              *reinterpret_cast<const int*>(bytes + (r0 + r) * static_cast<size_t>(Kq) + 4 * k4), b,
-              G[r]);
-    }
-  const LineBound column = t < columns ? line_bound(lines[rows + t], K, 1.0, 1.0) : LineBound{};
-  bool anyFails = false;
-#pragma unroll
-  for (int r = 0; r < kSampleRowsPerBlock; ++r) {
-    bool fails = false;
-    if (r0 + r < rows && t < columns)
-      fails = uncertified(line_bound(lines[r0 + r], K, budget, fabs(double(alpha))), column, G[r]);
-    anyFails |= fails;
-    if (__syncthreads_or(fails) && t == 0) atomicAdd(&plan->sampled[0], 1);
+    for (int r = 0; r < kSampleRowsPerBlock; ++r)
+      if (r0 + r < rows)
+        G[r] = __dp4a(
+            *reinterpret_cast<const int*>(bytes + (r0 + r) * static_cast<size_t>(Kq) + 4 * k4), b,
+            G[r]);
   }
-  if (anyFails) columnFails[t] = 1;
+#pragma unroll
+  for (int r = 0; r < kSampleRowsPerBlock; ++r)
+    if (r0 + r < rows) atomicAdd(&sample.G[(r0 + r) * columns + t], G[r]);
+}
+
+// The certificate on every sampled pair, a thread a pair: the test the bound plane's epilogue
+// makes (uncertified), on the rows' Lines and the columns' (built here from their statistics
+// and tallies, as sgemm_ozaki_int8_columns builds them); marks the rows and columns that fail.
+__global__ void sgemm_ozaki_int8_sample_verdict(int M, int N, int K, const Stats* columnStats,
+                                                double T, double budget, float alpha,
+                                                Sample sample) {
+  const int rows = sample_count(M), columns = sample_count(N);
+  const int p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= rows * columns) return;
+  const int i = p / columns, t = p % columns;
+  const Stats column = columnStats[sampled_line(t, N)];
+  const Line c{static_cast<double>(sample.columnIntegers[t]), sqrt(column.squares), column.scale(T),
+               column.magnitude_exponent(K),
+               column.flags() | (sample.columnInexact[t] ? kInexact : 0)};
+  if (uncertified(line_bound(sample.rowLines[i], K, budget, fabs(double(alpha))),
+                  line_bound(c, K, 1.0, 1.0), sample.G[p])) {
+    sample.rowFails[i] = 1;
+    sample.columnFails[t] = 1;
+  }
 }
 
 // Before any integer work, one thread: whether the integer path runs, or rung 15 takes the
@@ -1001,16 +1026,15 @@ __global__ void __launch_bounds__(kSampleLines)
 // columns hold a failure with probability q holds one among all N with about 1 - (1 - q)^(N /
 // sampled columns)). The larger of each; rung 15 where both shares pass kSlowPathShare.
 __global__ void sgemm_ozaki_int8_decide(int M, int N, int sampledRows, int sampledColumns,
-                                        const int* columnFails, bool predict, Plan* plan) {
+                                        Sample sample, bool predict, Plan* plan) {
   if (threadIdx.x != 0) return;
   double rows = plan->heavy[1] ? 1.0 : static_cast<double>(plan->heavy[0]) / M;
   double columns = plan->heavy[0] ? 1.0 : static_cast<double>(plan->heavy[1]) / N;
-  int failing = 0;
-  for (int t = 0; t < sampledColumns; ++t) failing += columnFails[t];
-  plan->sampled[1] = failing;
+  for (int i = 0; i < sampledRows; ++i) plan->sampled[0] += sample.rowFails[i];
+  for (int t = 0; t < sampledColumns; ++t) plan->sampled[1] += sample.columnFails[t];
   if (sampledRows > 0 && sampledColumns > 0) {
     const double q = static_cast<double>(plan->sampled[0]) / sampledRows;
-    const double r = static_cast<double>(failing) / sampledColumns;
+    const double r = static_cast<double>(plan->sampled[1]) / sampledColumns;
     rows = fmax(rows, 1 - pow(1 - q, static_cast<double>(N) / sampledColumns));
     columns = fmax(columns, 1 - pow(1 - r, static_cast<double>(M) / sampledRows));
   }
@@ -1078,12 +1102,12 @@ inline size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 // [count][M][ldr] (ldr = N rounded up to 16), the Lines (M rows, then N columns), the
 // columns' partial statistics [slices of K][N], the fail flags and lists (M, then N), the
 // Plan, and the prediction's sample (the sampled rows' magnitude bytes [rows][Kq], the sampled
-// columns' [Kq / 4][columns] words, their Lines and the columns' failure marks; Kq = K rounded
-// up to 4); each part 256-byte aligned.
+// columns' [Kq / 4][columns] words, the rows' Lines, then what each launch zeroes: Sample's G,
+// failure marks and tallies; Kq = K rounded up to 4); each part 256-byte aligned.
 struct Layout {
   int Kp, ldr, Kq;
-  size_t a, b, r, lines, stats, partial, fails, lists, plan, sampleRows, sampleColumns, sampleLines,
-      columnFails, bytes;
+  size_t a, b, r, lines, stats, partial, fails, lists, plan, sampleRows, sampleColumns, rowLines,
+      zeroed, G, rowFails, columnFails, columnInexact, columnIntegers, bytes;
   Layout(int M, int N, int K, int count) {
     Kp = static_cast<int>(round_up(K, 16));
     ldr = static_cast<int>(round_up(N, 16));
@@ -1102,9 +1126,13 @@ struct Layout {
     plan = lists + round_up(mn * sizeof(int), 256);
     sampleRows = plan + round_up(sizeof(Plan), 256);
     sampleColumns = sampleRows + round_up(rows * Kq, 256);
-    sampleLines = sampleColumns + round_up(columns * Kq, 256);
-    columnFails = sampleLines + round_up((rows + columns) * sizeof(Line), 256);
-    bytes = columnFails + columns * sizeof(int);
+    rowLines = sampleColumns + round_up(columns * Kq, 256);
+    zeroed = G = rowLines + round_up(rows * sizeof(Line), 256);
+    rowFails = G + round_up(rows * columns * sizeof(int), 256);
+    columnFails = rowFails + round_up(rows * sizeof(int), 256);
+    columnInexact = columnFails + round_up(columns * sizeof(int), 256);
+    columnIntegers = columnInexact + round_up(columns * sizeof(int), 256);
+    bytes = columnIntegers + columns * sizeof(unsigned long long);
   }
 };
 
@@ -1230,7 +1258,12 @@ cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
   int* fails = reinterpret_cast<int*>(w + L.fails);
   int* lists = reinterpret_cast<int*>(w + L.lists);
   Plan* plan = reinterpret_cast<Plan*>(w + L.plan);  // device memory: its fields' addresses only
-  int* columnFails = reinterpret_cast<int*>(w + L.columnFails);
+  const Sample sample{reinterpret_cast<Line*>(w + L.rowLines),
+                      reinterpret_cast<int*>(w + L.G),
+                      reinterpret_cast<int*>(w + L.rowFails),
+                      reinterpret_cast<int*>(w + L.columnFails),
+                      reinterpret_cast<int*>(w + L.columnInexact),
+                      reinterpret_cast<unsigned long long*>(w + L.columnIntegers)};
   const Crt crt = crt_of(count, K);
   const double budget = certificate_budget(K);
   const size_t mn = static_cast<size_t>(M) + N;
@@ -1238,7 +1271,7 @@ cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
   if ((err = cudaMemsetAsync(lines + M, 0, N * sizeof(Line), stream)) != cudaSuccess ||
       (err = cudaMemsetAsync(fails, 0, mn * sizeof(int), stream)) != cudaSuccess ||
       (err = cudaMemsetAsync(plan, 0, sizeof(Plan), stream)) != cudaSuccess ||
-      (err = cudaMemsetAsync(columnFails, 0, sampledColumns * sizeof(int), stream)) != cudaSuccess)
+      (err = cudaMemsetAsync(w + L.zeroed, 0, L.bytes - L.zeroed, stream)) != cudaSuccess)
     return err;
   auto launched = [] { return cudaGetLastError(); };
 
@@ -1265,21 +1298,26 @@ cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
   if (predict) {
     uint8_t* rowBytes = w + L.sampleRows;
     uint32_t* columnWords = reinterpret_cast<uint32_t*>(w + L.sampleColumns);
-    Line* sampleLines = reinterpret_cast<Line*>(w + L.sampleLines);
     sgemm_ozaki_int8_sample_rows<<<sampledRows, kRowThreads, 0, stream>>>(
-        M, K, A, lda, stats, crt.T, rowBytes, L.Kq, sampleLines);
+        M, K, A, lda, stats, crt.T, rowBytes, L.Kq, sample.rowLines);
     if ((err = launched()) != cudaSuccess) return err;
-    sgemm_ozaki_int8_sample_columns<<<(sampledColumns + kColumnTile - 1) / kColumnTile, columnBlock,
-                                      0, stream>>>(K, N, B, ldb, stats + M, crt.T, columnWords,
-                                                   sampleLines + sampledRows);
+    const dim3 columnGrid((sampledColumns + kColumnTile - 1) / kColumnTile,
+                          (K + kSampleDepth - 1) / kSampleDepth);
+    sgemm_ozaki_int8_sample_columns<<<columnGrid, columnBlock, 0, stream>>>(
+        K, N, B, ldb, stats + M, crt.T, columnWords, sample);
     if ((err = launched()) != cudaSuccess) return err;
-    sgemm_ozaki_int8_sample_pairs<<<(sampledRows + kSampleRowsPerBlock - 1) / kSampleRowsPerBlock,
-                                    kSampleLines, 0, stream>>>(
-        M, N, K, rowBytes, L.Kq, columnWords, sampleLines, budget, alpha, columnFails, plan);
+    const dim3 productGrid((sampledRows + kSampleRowsPerBlock - 1) / kSampleRowsPerBlock,
+                           (K + kSampleProductDepth - 1) / kSampleProductDepth);
+    sgemm_ozaki_int8_sample_products<<<productGrid, kSampleLines, 0, stream>>>(
+        M, N, K, rowBytes, L.Kq, columnWords, sample);
+    if ((err = launched()) != cudaSuccess) return err;
+    const int pairs = sampledRows * sampledColumns;
+    sgemm_ozaki_int8_sample_verdict<<<(pairs + 255) / 256, 256, 0, stream>>>(
+        M, N, K, stats + M, crt.T, budget, alpha, sample);
     if ((err = launched()) != cudaSuccess) return err;
   }
   sgemm_ozaki_int8_decide<<<1, 32, 0, stream>>>(
-      M, N, predict ? sampledRows : 0, predict ? sampledColumns : 0, columnFails, predict, plan);
+      M, N, predict ? sampledRows : 0, predict ? sampledColumns : 0, sample, predict, plan);
   if ((err = launched()) != cudaSuccess) return err;
 
   // The pre-pass proper: residues and magnitude bytes of the rows of A, the columns of B.
