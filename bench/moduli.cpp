@@ -16,10 +16,7 @@
 #include "harness.h"
 #include "options.h"
 #include "sgemm.h"
-
-namespace sgemm::ozaki_int8 {
-cudaError_t launch_moduli(int count, const Gemm& gemm, cudaStream_t stream);
-}
+#include "testing.h"  // rung 16 with its number of moduli forced
 
 namespace {
 

@@ -14,16 +14,7 @@
 #include "rung_id.h"
 #include "seeded_random.h"
 #include "sgemm.h"
-
-// Rung 17 with its tile and cluster size forced, whatever its choice would be (the kernel file).
-namespace sgemm::cluster_splitk {
-int config_count();
-cudaError_t launch_config(int config, int ranks, const Gemm& g, cudaStream_t stream);
-}  // namespace sgemm::cluster_splitk
-// Rung 15 with its path (0 fused, 1 pre-pass) and slices of K forced.
-namespace sgemm::every_shape_3xtf32 {
-cudaError_t launch_config(int path, int slices, const Gemm& gemm, cudaStream_t stream);
-}
+#include "testing.h"  // rungs 15 and 17 with their choices forced
 
 namespace sgemm::testing {
 namespace {

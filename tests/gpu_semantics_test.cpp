@@ -20,11 +20,7 @@
 #include "gpu_support.h"
 #include "semantics_cases.h"
 #include "sgemm.h"
-
-// Rung 15 with its path and slices of K forced, whatever its choice would be (the kernel file).
-namespace sgemm::every_shape_3xtf32 {
-cudaError_t launch_config(int path, int slices, const Gemm& gemm, cudaStream_t stream);
-}
+#include "testing.h"  // rung 15 with its path and slices of K forced
 
 namespace sgemm::testing {
 namespace {

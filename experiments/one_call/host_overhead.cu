@@ -2,7 +2,7 @@
 // the queue kept short), the GPU's time per run back to back between two events (no L2 flush),
 // and the bench's timing (L2 flushed, events around each run: Harness::time_in_turn). When the
 // host's time per call exceeds the GPU's, the bench's events wait for the host.
-//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Ilibrary -Irunner \
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Ilibrary -Ikernels -Irunner \
 //        experiments/one_call/host_overhead.cu <build>/libsgemm_harness.a \
 //        <build>/libsgemm_ladder.a -lcublas -ldl -o host_overhead && ./host_overhead
 #include <chrono>
@@ -12,14 +12,9 @@
 
 #include "harness.h"
 #include "report.h"
+#include "rung_id.h"
 #include "sgemm.h"
-
-namespace sgemm::every_shape_3xtf32 {
-cudaError_t launch_config(int path, int slices, const Gemm& gemm, cudaStream_t stream);
-}
-namespace sgemm::cluster_splitk {
-cudaError_t launch(const Gemm& g, cudaStream_t stream);
-}
+#include "testing.h"  // rung 15's launch_config
 
 #define CHECK(x)                                          \
   do {                                                    \
@@ -47,7 +42,7 @@ int main() {
       launched([](const Gemm& g,
                   cudaStream_t s) { return every_shape_3xtf32::launch_config(0, 8, g, s); },
                names[3]),
-      launched(cluster_splitk::launch, names[4])};
+      launched(rung_info(RungId::cluster_splitk).launch, names[4])};
   cudaStream_t stream = h.stream();
   cudaEvent_t start, stop;
   CHECK(cudaEventCreate(&start));

@@ -8,7 +8,7 @@ source "$(dirname "$0")/../session_common.sh"
 B=build-gpu
 step configure 120 cmake -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release
 step build 300 bash -c "cmake --build $B -j --target sgemm gpu_correctness_test gpu_semantics_test \
-  gpu_inputs_test && nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Ilibrary -Irunner \
+  gpu_inputs_test && nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Ilibrary -Ikernels -Irunner \
   -I.deps/usr/include experiments/rung17/configs.cu $B/libsgemm_harness.a $B/libsgemm_ladder.a \
   -lcublas -ldl -o $B/configs17"
 step tests 240 bash -c "$B/tests/gpu_correctness_test --gtest_filter='*cluster_splitk*:ClusterSplitK.*:*best*' &&

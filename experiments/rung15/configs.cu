@@ -1,7 +1,7 @@
 // Rung 15's choices measured: on the bench's 19 shapes, cuBLAS SGEMM, what launch() picks, and
 // both paths (launch_config: rung 14's pre-pass path, the fused kernel) with 1 to 16 slices of
 // K, timed in turn in blocks (Harness::time_in_turn). Prints % of cuBLAS per shape.
-//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Ilibrary -Irunner \
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Ilibrary -Ikernels -Irunner \
 //        experiments/rung15/configs.cu <build>/libsgemm_harness.a <build>/libsgemm_ladder.a \
 //        -lcublas -ldl -o configs && ./configs [block_ms]
 #include <cstdio>
@@ -11,12 +11,9 @@
 
 #include "harness.h"
 #include "report.h"
+#include "rung_id.h"
 #include "sgemm.h"
-
-namespace sgemm::every_shape_3xtf32 {
-cudaError_t launch_config(int path, int slices, const Gemm& gemm, cudaStream_t stream);
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
-}  // namespace sgemm::every_shape_3xtf32
+#include "testing.h"  // launch_config
 
 int main(int argc, char** argv) {
   using namespace sgemm;
@@ -32,7 +29,8 @@ int main(int argc, char** argv) {
       {512, 16384, 4096}, {16384, 512, 4096}, {8192, 8192, 128},  {1024, 1024, 65536},
       {4096, 256, 4096},  {256, 4096, 4096},  {4095, 4097, 4093}};
   std::vector<std::string> names = {"cublas", "choice"};
-  std::vector<Kernel> kernels = {h.kernel(kCublasRung), launched(r15::launch, "rung 15")};
+  std::vector<Kernel> kernels = {h.kernel(kCublasRung),
+                                 launched(rung_info(RungId::every_shape_3xtf32).launch, "rung 15")};
   for (int path : {1, 0})
     for (int slices : {1, 2, 4, 8, 16}) {
       if (path == 0 && slices == 2) continue;

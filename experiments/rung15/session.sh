@@ -11,7 +11,7 @@ libs="build-gpu/libsgemm_harness.a build-gpu/libsgemm_ladder.a -lcublas -ldl"
 flags="-O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Ilibrary -Irunner -I.deps/usr/include"
 nvcc $flags -I.baseline/kernels experiments/timing/before_after.cu $libs -o build-gpu/before_after &
 p1=$!
-nvcc $flags experiments/rung15/configs.cu $libs -o build-gpu/configs15 &
+nvcc $flags -Ikernels experiments/rung15/configs.cu $libs -o build-gpu/configs15 &
 p2=$!
 wait $p1 $p2
 echo "=== built after $SECONDS s"

@@ -2,7 +2,7 @@
 // checked (exact and random, on an odd and a padded shape), then on the few-tile shapes timed in
 // turn (Harness::time_in_turn) with cuBLAS SGEMM, rung 11 and what launch() picks. Prints % of
 // cuBLAS per shape; a variant that cannot launch prints its CUDA error.
-//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Ilibrary -Irunner \
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Ilibrary -Ikernels -Irunner \
 //        experiments/rung17/configs.cu <build>/libsgemm_harness.a <build>/libsgemm_ladder.a \
 //        -lcublas -ldl -o configs17 && ./configs17 [block_ms]
 #include <cstdio>
@@ -12,13 +12,9 @@
 
 #include "harness.h"
 #include "report.h"
+#include "rung_id.h"
 #include "sgemm.h"
-
-namespace sgemm::cluster_splitk {
-int config_count();
-cudaError_t launch_config(int config, int ranks, const Gemm& g, cudaStream_t stream);
-cudaError_t launch(const Gemm& g, cudaStream_t stream);
-}  // namespace sgemm::cluster_splitk
+#include "testing.h"  // config_count, launch_config
 
 int main(int argc, char** argv) {
   using namespace sgemm;
@@ -31,7 +27,7 @@ int main(int argc, char** argv) {
                                "64x64t84", "64x64t84k32", "32x64t84", "32x64k32s4"};
   std::vector<std::string> names = {"cublas", "rung11", "choice"};
   std::vector<Kernel> kernels = {h.kernel(kCublasRung), h.kernel(11),
-                                 launched(r17::launch, "rung 17")};
+                                 launched(rung_info(RungId::cluster_splitk).launch, "rung 17")};
   for (int config = 0; config < r17::config_count(); ++config)
     for (int ranks : {1, 2, 3, 4, 8, 16}) {
       names.push_back(std::string(tiles[config]) + "/" + std::to_string(ranks));

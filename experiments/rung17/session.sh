@@ -14,7 +14,7 @@ if ! $B/sgemm --list > /dev/null 2>&1 || [ ! -x $B/configs17 ]; then
   cmake -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null &&
     cmake --build $B -j 16 --target sgemm $tests > "$W/build.log" 2>&1 ||
     { tail -30 "$W/build.log"; cp "$W/build.log" "$OUT/"; exit 1; }
-  nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Ilibrary -Irunner -I.deps/usr/include \
+  nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Ilibrary -Ikernels -Irunner -I.deps/usr/include \
     experiments/rung17/configs.cu $B/libsgemm_harness.a $B/libsgemm_ladder.a -lcublas -ldl \
     -o $B/configs17
 fi

@@ -1,0 +1,40 @@
+// What tests, the bench and experiments may reach inside a rung, beyond its launcher: a rung's
+// choice forced (a tile, a path, a number of slices or moduli), whatever its own rule would pick.
+// Declared here once; each is defined in the rung's kernel file, and a signature that drifts from
+// its definition fails to link. Like the launchers, each queues work on `stream` for arguments
+// the library has already checked (sgemm.h: check_arguments) and answers a CUDA error or a
+// fallback reason (runtime.h); none follows kernels/fallbacks.inc.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+namespace sgemm {
+struct Gemm;
+}  // namespace sgemm
+
+// Rung 11 (kernels/11_every_shape.cu), for scripts/autotune and experiments/rung11: tile
+// `config` of its table with K cut into `slices`.
+namespace sgemm::every_shape {
+cudaError_t launch_config(int config, int slices, int M, int N, int K, float alpha, const float* A,
+                          int lda, const float* B, int ldb, float beta, float* C, int ldc,
+                          cudaStream_t stream);
+}  // namespace sgemm::every_shape
+
+// Rung 15 (kernels/15_every_shape_3xtf32.cu): `path` 0 the fused kernel, 1 rung 14's pre-pass
+// path, with `slices` slices of K.
+namespace sgemm::every_shape_3xtf32 {
+cudaError_t launch_config(int path, int slices, const Gemm& gemm, cudaStream_t stream);
+}  // namespace sgemm::every_shape_3xtf32
+
+// Rung 16 (kernels/16_ozaki_int8.cu): the Ozaki scheme with `count` moduli instead of the
+// ladder's choice (bench/moduli.cpp: speed and error against the count).
+namespace sgemm::ozaki_int8 {
+cudaError_t launch_moduli(int count, const Gemm& gemm, cudaStream_t stream);
+}  // namespace sgemm::ozaki_int8
+
+// Rung 17 (kernels/17_cluster_splitk.cu): tile `config` (0 to config_count() - 1) of its table on
+// a cluster of `ranks` blocks.
+namespace sgemm::cluster_splitk {
+int config_count();
+cudaError_t launch_config(int config, int ranks, const Gemm& gemm, cudaStream_t stream);
+}  // namespace sgemm::cluster_splitk
