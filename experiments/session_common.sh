@@ -1,4 +1,4 @@
-# Sourced by the experiments' one-call GPU sessions (experiments/*/session.sh): the repository
+# Sourced by the experiments' one-call GPU sessions (experiments/*/*.sh): the repository
 # root as working folder, $OUT (files that come back) and $W (session-logs/, packed into
 # $OUT/logs.tar.gz), SGEMM_REQUIRE_GPU=1, the carried .deps/, the clock log, and
 #   step NAME SECONDS COMMAND...   run with a time limit, log to $W/NAME.txt, copy it to $OUT

@@ -2,7 +2,7 @@
 # One GPU call for rung 15: build, its tests first, the choice measured on the 19 shapes
 # (experiments/rung15/configs.cu), the speed before and after (experiments/timing/before_after.cu
 # against .baseline/kernels), then every test. Short files to $OUT as each step ends.
-#   OUT=<dir> experiments/rung15/session.sh
+#   OUT=<dir> experiments/rung15/paths_and_slices.sh
 source "$(dirname "$0")/../session_common.sh"  # $OUT, $W, step, the clock log
 
 cmake -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null &&

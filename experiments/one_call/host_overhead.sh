@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Host time against GPU time per call on small problems (experiments/one_call/host_overhead.cu).
-#   experiments/one_call/host_session.sh
+#   experiments/one_call/host_overhead.sh
 source "$(dirname "$0")/../session_common.sh"
 B=build-gpu
 step configure 120 cmake -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release

@@ -4,7 +4,7 @@
 # the few-tile shapes (experiments/rung17/configs.cu), then the CLI's rungs 11 and 17 beside
 # cuBLAS, checked and timed. Uses the binaries in build/ when they run (built on a CPU machine
 # with -DCMAKE_BUILD_TYPE=Release), else builds them. Short files to $OUT as each step ends.
-#   OUT=<dir> experiments/rung17/session.sh
+#   OUT=<dir> experiments/rung17/tiles_and_clusters.sh
 source "$(dirname "$0")/../session_common.sh"  # $OUT, $W, step, the clock log
 B=build
 tests="gpu_correctness_test gpu_semantics_test gpu_inputs_test gpu_errors_test gpu_checker_test

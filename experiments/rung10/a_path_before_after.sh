@@ -4,7 +4,7 @@
 # against each tree of kernel files given, .baseline (the code before the change) and any
 # .variants/NAME (variants of it); then Nsight Compute on rung 10 and on cuBLAS's own kernel at
 # 4096^3. Short files to $OUT.
-#   git archive <before> kernels | tar -x -C .baseline; OUT=<dir> experiments/rung10/session.sh
+#   git archive <before> kernels | tar -x -C .baseline; OUT=<dir> experiments/rung10/a_path_before_after.sh
 source "$(dirname "$0")/../session_common.sh"  # $OUT, $W, step, the clock log
 
 cmake -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null &&

@@ -2,7 +2,7 @@
 # Where rung 17's time goes at 512^3 and 128^3: ncu's sections for one launch of its kernel
 # (clocks not locked; caches flushed before it, as the bench flushes L2), and the durations of
 # cuBLAS SGEMM's kernels on the same shapes. Logs under $OUT.
-#   experiments/one_call/profile17.sh
+#   experiments/rung17/profile_vs_cublas.sh
 source "$(dirname "$0")/../session_common.sh"
 configure_and_build sgemm
 run=(--check none --warmup 1 --reps 2 --block-ms 0)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Rung 17 at 512^3 in full (ncu --set full: every section, the stall reasons and where in the
 # SASS they fall), clocks not locked, caches flushed before the launch as the bench flushes L2.
-#   experiments/one_call/profile17_full.sh
+#   experiments/rung17/stall_reasons.sh
 source "$(dirname "$0")/../session_common.sh"
 configure_and_build sgemm
 step ncu17_full 200 ncu --clock-control none -k regex:cluster_splitk --launch-skip 2 --launch-count 1 \

@@ -2,7 +2,7 @@
 # Where the time of the few-tile shapes goes: each kernel's duration (ncu, clocks not locked)
 # of rungs 15 and 17 on the suite's shapes where the one call is weakest, next to the bench's
 # event-timed total of the same call (sgemm CLI, cuBLAS in turn). Logs under $OUT.
-#   experiments/one_call/profile.sh
+#   experiments/one_call/kernel_times.sh
 source "$(dirname "$0")/../session_common.sh"
 B=build-gpu
 step configure 120 cmake -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release
