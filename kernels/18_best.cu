@@ -32,8 +32,8 @@
 #include <vector>
 
 #include "best_choice.h"  // the table and the choice, as host code the CPU tests call
+#include "dispatch.h"     // launch_with_fallbacks: a rung and its chain
 #include "rung_id.h"      // a column's rung: rung_id(name), RungId::ozaki_int8
-#include "runtime.h"      // launch_with_fallbacks: a rung and its chain
 #include "sgemm.h"        // Gemm, and the registry: rung_info()
 
 namespace sgemm::best {

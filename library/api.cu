@@ -1,12 +1,12 @@
-// The library API: argument checks, and launch down the fallback chain (registry.cpp).
+// The library API: argument checks, operations, and launch down the fallback chain (dispatch.h).
 #include <climits>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <string>
 
-#include "rung_id.h"  // RungId::best, the one call's rung
-#include "runtime.h"  // how a launcher says it cannot run a problem
+#include "dispatch.h"  // the fallback chain
+#include "rung_id.h"   // RungId::best, the one call's rung
+#include "runtime.h"   // how a launcher says it cannot run a problem, the workspace
 #include "sgemm.h"
 
 namespace sgemm {
@@ -268,51 +268,6 @@ Status check_problem(const Operation& operation, const Gemm& g, cudaStream_t str
   return Status::ok;
 }
 
-// The fallback reason a launcher's answer gives, if it gives one (runtime.h).
-bool reason_of(cudaError_t err, FallbackReason* reason) {
-  switch (err) {
-    case runtime::kWorkspaceShort:
-      return *reason = FallbackReason::workspace_short, true;
-    case runtime::kShapeUnsuitable:
-      return *reason = FallbackReason::shape_unsuitable, true;
-    case runtime::kGpuUnsupported:
-    case cudaErrorInvalidDeviceFunction:  // a kernel the build holds no code for (an attribute
-                                          // set before its launch says so this way)
-      cudaGetLastError();                 // not left for the next rung to find
-      return *reason = FallbackReason::gpu_unsupported, true;
-    default:
-      return false;
-  }
-}
-
-// Runs `rung`; where it cannot run the problem, the rung kernels/fallbacks.inc names for the
-// reason, and so on down the chain. *last is the rung whose answer is returned. `named`: a
-// caller named `rung` (sgemm::launch), and its own gpu_unsupported answer is the launch's: a
-// rung this GPU lacks says so rather than run another (the one call, rung 18, hands on).
-cudaError_t launch_chain(const RungInfo& rung, const Gemm& g, cudaStream_t stream,
-                         const RungInfo** last, bool named) {
-  for (const RungInfo* r = &rung; r != nullptr;) {
-    *last = r;
-    const cudaError_t err = r->launch(g, stream);
-    FallbackReason reason{};
-    const bool handOn = reason_of(err, &reason) &&
-                        !(named && r == &rung && reason == FallbackReason::gpu_unsupported);
-    r = handOn ? fallback_for(*r, reason) : nullptr;
-    if (r == nullptr) return err;
-  }
-  return cudaSuccess;  // not reached
-}
-
-}  // namespace
-
-cudaError_t runtime::launch_with_fallbacks(const RungInfo& rung, const Gemm& problem,
-                                           cudaStream_t stream) {
-  const RungInfo* last = nullptr;
-  return launch_chain(rung, problem, stream, &last, false);
-}
-
-namespace {
-
 // "rung 14", or "rung 14 (and its fallback chain down to rung 13)" when the chain went on.
 std::string chain_name(const RungInfo& first, const RungInfo& last) {
   std::string text = say("rung %lld", first.number);
@@ -427,7 +382,7 @@ Status launch(const RungInfo& rung, const Operation& operation, const Gemm& g, c
     return Status::cuda_error;
   }
   const RungInfo* last = &rung;
-  err = launch_chain(rung, nn, stream, &last, true);
+  err = runtime::launch_chain(rung, nn, stream, &last, true);
   return status_of(err, rung, *last, why);
 }
 

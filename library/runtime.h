@@ -11,17 +11,7 @@
 #include <atomic>
 #include <cstddef>
 
-namespace sgemm {
-struct Gemm;
-struct RungInfo;
-}  // namespace sgemm
-
 namespace sgemm::runtime {
-
-// Runs `rung` on `problem`, and where it cannot, the rung kernels/fallbacks.inc names for the
-// reason, down the chain (library/api.cu): for a rung whose own algorithm runs another rung
-// (rung 16's slow path). Returns the last launcher's answer.
-cudaError_t launch_with_fallbacks(const RungInfo& rung, const Gemm& problem, cudaStream_t stream);
 
 constexpr int kMaxDevices = 64;  // devices beyond this are asked every time, never cached
 
@@ -92,9 +82,9 @@ inline cudaError_t require_sm90() {
 }
 
 // How a launcher says that it cannot run a problem, before it queues anything: it returns the
-// reason's error, and the library runs the rung kernels/fallbacks.inc names for that reason
-// (sgemm.h: FallbackReason), or reports the reason when none is named. The rung decides when;
-// the table says what runs instead.
+// reason's error, and the chain (dispatch.h) runs the rung kernels/fallbacks.inc names for that
+// reason (sgemm.h: FallbackReason), or reports the reason when none is named. The rung decides
+// when; the table says what runs instead.
 constexpr cudaError_t kWorkspaceShort = cudaErrorMemoryAllocation;        // as Workspace::error()
 constexpr cudaError_t kGpuUnsupported = cudaErrorNoKernelImageForDevice;  // as require_sm90()
 // No CUDA call of a launcher returns this one, so it cannot be mistaken for a real failure.

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "dispatch.h"  // the library's fallback chain
 #include "gpu_inputs.h"
 #include "gpu_support.h"
 #include "rung_id.h"
