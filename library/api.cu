@@ -59,7 +59,11 @@ Status check_pointer_memory(const char* name, const void* p, int device, std::st
     return Status::bad_pointer;
   };
   cudaPointerAttributes attributes{};
-  cudaError_t err = cudaPointerGetAttributes(&attributes, p);
+  cudaError_t err = cudaSuccess;
+  {
+    runtime::RelaxedCapture relaxed;  // a query, never part of a captured graph (runtime.h)
+    err = cudaPointerGetAttributes(&attributes, p);
+  }
   if (err != cudaSuccess) {
     cudaGetLastError();  // clear it: this failure is reported through Status, not later calls
     if (why) *why = std::string("cannot query ") + name + ": " + cudaGetErrorString(err);
