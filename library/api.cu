@@ -101,16 +101,14 @@ cudaError_t launch_scale_c(int M, int N, float beta, float* C, int ldc, cudaStre
   return cudaGetLastError();
 }
 
-// The current device's compute capability, "8.0", or "unknown".
+// The current device's compute capability, "8.0" (the runtime's, looked up once), or "unknown".
 std::string compute_capability() {
-  int device = 0, major = 0, minor = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
+  int version = 0;
+  if (runtime::compute_capability(&version) != cudaSuccess) {
     cudaGetLastError();
     return "unknown";
   }
-  return std::to_string(major) + "." + std::to_string(minor);
+  return std::to_string(version / 10) + "." + std::to_string(version % 10);
 }
 
 }  // namespace

@@ -43,7 +43,7 @@ using Launcher = cudaError_t (*)(const Gemm& problem, cudaStream_t stream);
 
 struct RungInfo {
   int number;           // 1, 2, ... (rung 0 is cuBLAS, which is not a kernel of ours)
-  const char* name;     // "naive": kernels/01_naive.cu, docs/01_naive.md
+  const char* name;     // as ladder.inc names it: kernels/NN_name.cu, docs/NN_name.md
   const char* summary;  // what this rung changes from the one before
   Precision precision = Precision::fp32;
   Launcher launch = nullptr;  // sgemm::<name>::launch in kernels/NN_name.cu

@@ -26,7 +26,7 @@ constexpr int kCublasTf32Rung = -1;  // cuBLAS in TF32 mode, the reference of th
 // reference changes only it.
 struct Runnable {
   int number;
-  std::string name;           // "cublas", "cublas_tf32", "naive", ...
+  std::string name;           // "cublas", "cublas_tf32", or a rung's name (ladder.inc)
   std::string summary;        // one line: what it is, or what the rung changes
   bool reference;             // timed alone and never checked: the rungs are measured against it
   Precision precision;        // a rung's class; a reference's: the rungs it is compared with
@@ -36,7 +36,7 @@ struct Runnable {
 };
 const std::vector<Runnable>& runnables();
 const Runnable* find_runnable(int number);  // nullptr when there is none
-// By name ("cublas_tf32", "naive") or number as typed ("6", "-1"); nullptr when none.
+// By name ("cublas_tf32", a rung's) or number as typed ("6", "-1"); nullptr when none.
 const Runnable* find_runnable(const std::string& text);
 // The cuBLAS that rungs of `precision` are checked against and compared with.
 const Runnable& reference_for(Precision precision);

@@ -21,7 +21,7 @@ struct AccuracyRow {
 
 struct Measurement {
   int rung = 0;
-  std::string name;     // "blocktiling_2d", or "cublas" for the reference
+  std::string name;     // the rung's name, or "cublas" for the reference
   std::string variant;  // the autotuner's tile parameters, "" otherwise
   Precision precision = Precision::fp32;
   std::string reference;  // the runnable it is compared with: "cublas" or "cublas_tf32"
