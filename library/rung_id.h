@@ -20,7 +20,7 @@ enum class RungId : int {
 
 constexpr int rung_number(RungId id) { return static_cast<int>(id); }
 
-// The rung's name as ladder.inc spells it: rung_name(RungId::ozaki_int8) is "ozaki_int8".
+// The rung's name as ladder.inc spells it (for messages and tables, never to find a rung).
 constexpr const char* rung_name(RungId id) {
   switch (id) {
 #define RUNG(number, name, precision, summary) \
