@@ -25,15 +25,15 @@
 //
 // Kernels, in order: the lines' statistics and a prediction (heavy lines, and the certificate
 // itself on a sample of rows and columns: a problem whose slow path would be large goes to rung
-// 15 at once); the rows of A (scales, residues, magnitude bytes: one
-// block a row); the columns of B (the same, through a transpose: 8-bit wgmma reads both
-// operands K-major); the bound plane (the INT8 GEMM of the magnitude bytes, its epilogue the
-// certificate); the INT8 GEMM (rung 14's producer and consumers, one tile and one modulus per
-// block, its epilogue storing the residues mod p_l); the reconstruction (CRT, scale back,
-// alpha, beta); then the slow path. Every sum is in a fixed order, or of integers exact in any
-// order: the result is bitwise the same on every run. Every decision that depends on the values
-// is made on the device, each kernel gated by it: the launcher never waits for the GPU, and a
-// CUDA graph that captured it replays it on any inputs.
+// 15 at once); the rows of A (scales, residues, magnitude bytes: one block a row); the columns
+// of B (the same, through a transpose: 8-bit wgmma reads both operands K-major); the bound plane
+// (the INT8 GEMM of the magnitude bytes, its epilogue the certificate); the INT8 GEMM (rung 14's
+// producer and consumers, one tile per block, its moduli in turn, each epilogue storing the
+// residues mod p_l); the reconstruction (CRT, scale back, alpha, beta); then the slow path.
+// Every sum is in a fixed order, or of integers exact in any order: the result is bitwise the
+// same on every run. Every decision that depends on the values is made on the device, each
+// kernel gated by it: the launcher never waits for the GPU, and a CUDA graph that captured it
+// replays it on any inputs.
 //
 // FP32's semantics. The integers cannot hold Inf or NaN: their lines are never certified, and
 // neither is an element near FP32's overflow, so rung 15 answers those as cuBLAS does. K beyond
@@ -584,14 +584,16 @@ __device__ __forceinline__ bool uncertified(const LineBound& a, const LineBound&
 #endif
 }
 
-// Block b multiplies modulus l = b / tiles over tile b % tiles (tiles walked in groups of
-// `groupRows` tile rows, as in rung 14) and stores the product mod p_l, one byte an element,
-// into residues [count][M][ldr]. The tensor maps hold all planes, stacked: A_l's rows start at
-// row l M. Boxes that pass row M read the next plane's first rows, whose products land in
-// rows of C that are never stored; past the last plane and past K they arrive as zeros.
-// kBound: the bound plane alone (plane `count`, the magnitude bytes): block b over tile b, no
-// reduction mod anything (K <= kBoundMaxK keeps the sums in INT32), and an epilogue that
-// checks the certificate instead of storing residues.
+// Block b multiplies tile b (tiles walked in groups of `groupRows` tile rows, as in rung 14) for
+// each modulus l in turn, the producer filling the ring for the next while the consumers store
+// this one, and stores each product mod p_l, one byte an element, into residues [count][M][ldr]
+// (one block a tile, not a tile and a modulus: when the plan turns the integer path off, a grid
+// of as many blocks as tiles returns in a seventh of the time). The tensor maps hold all planes,
+// stacked: A_l's rows start at row l M. Boxes that pass row M read the next plane's first rows,
+// whose products land in rows of C that are never stored; past the last plane and past K they
+// arrive as zeros. kBound: the bound plane alone (plane `count`, the magnitude bytes), no reduction
+// mod anything (K <= kBoundMaxK keeps the sums in INT32), and an epilogue that checks the
+// certificate instead of storing residues.
 constexpr int kBoundMaxK = 131072;  // 127^2 K < 2^31
 template <int BN, int STAGES, bool kBound>
 __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
@@ -613,11 +615,10 @@ __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
   // The bound plane: the certificate's part of the tile's BM rows, then its BN columns.
   __shared__ LineBound bounds[kBound ? BM + BN : 1];
 
-  const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
-  const int modulus = kBound ? count : static_cast<int>(blockIdx.x) / tiles;
-  const int2 origin = tile_origin(static_cast<int>(blockIdx.x) % tiles, M, N, BM, BN, groupRows);
+  const int2 origin = tile_origin(static_cast<int>(blockIdx.x), M, N, BM, BN, groupRows);
   const int blockRow = origin.x, blockCol = origin.y;  // (lambdas below capture them)
   const int kTiles = (K + BK - 1) / BK;
+  const int first = kBound ? count : 0, planes = kBound ? 1 : count;  // planes first, first + 1..
 
   if (threadIdx.x == 0) {
     prefetch_tensormap(&tmA);
@@ -636,7 +637,8 @@ __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
   if (threadIdx.x >= 128 * T::kConsumers) {  // the producer warpgroup, as in rung 14
     release_registers<T::Registers::kProducerRegs>();
     if (threadIdx.x == 128 * T::kConsumers)
-      produce<STAGES>(empty, 0, kTiles, 1, [&](int kt, int buf) {
+      produce<STAGES>(empty, 0, planes * kTiles, 1, [&](int s, int buf) {
+        const int modulus = first + s / kTiles, kt = s % kTiles;
         uint8_t* stage = ring + buf * T::kStageBytes;
         mbar_arrive_expect_tx(&full[buf], T::kStageBytes);
         tma_load_2d(stage, &tmA, kt * BK, modulus * M + blockRow, &full[buf]);
@@ -671,56 +673,60 @@ __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
     fence_accumulators(acc);
   };
 
-  for (int kt = 0; kt < kTiles; ++kt) {
-    issue_stage(kt > 0);
-    if (!kBound && (kt + 1) % T::kChunkStages == 0 && kt + 1 < kTiles) {
-      // A chunk of K ends and more follows: drain, release both buffers, reduce mod p_l.
-      at.release_all(lane);
-      fence_accumulators(acc);
-      with_modulus(modulus, [&](auto p) { reduce_mod<decltype(p)::value>(acc); });
-    } else {
-      at.release_previous(lane);
-    }
-  }
-  wgmma_wait<0>();
-  fence_accumulators(acc);
   const int warp = threadIdx.x / 32 % 4;
-  if constexpr (kBound) {
+#pragma unroll 1
+  for (int modulus = first; modulus < first + planes; ++modulus) {
+    for (int kt = 0; kt < kTiles; ++kt) {
+      issue_stage(kt > 0);  // (the first stage of a plane overwrites acc)
+      if (!kBound && (kt + 1) % T::kChunkStages == 0 && kt + 1 < kTiles) {
+        // A chunk of K ends and more follows: drain, release both buffers, reduce mod p_l.
+        at.release_all(lane);
+        fence_accumulators(acc);
+        with_modulus(modulus, [&](auto p) { reduce_mod<decltype(p)::value>(acc); });
+      } else {
+        at.release_previous(lane);
+      }
+    }
+    wgmma_wait<0>();
+    fence_accumulators(acc);
+    at.release_pending(lane);  // the ring is the producer's again, for the next plane
+    if constexpr (kBound) {
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const int row = blockRow + wg * T::WGM + warp * 16 + i * 8 + lane / 4;
+        if (row >= M) continue;
+        const LineBound a = bounds[row - blockRow];
+        bool rowFails = false;
+#pragma unroll  // acc's indices must be constants: registers, not local memory
+        for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+          for (int c = 0; c < 2; ++c) {
+            const int col = blockCol + j * 8 + 2 * (lane % 4) + c;
+            if (col < N && uncertified(a, bounds[BM + col - blockCol], acc[4 * j + 2 * i + c])) {
+              rowFails = true;
+              cert.failCol[col] = 1;
+            }
+          }
+        if (rowFails) cert.failRow[row] = 1;
+      }
+      return;
+    }
+    with_modulus(modulus, [&](auto p) { reduce_mod<decltype(p)::value>(acc); });
+
+    // Epilogue: each thread holds pairs of adjacent columns: two bytes a store.
+    uint8_t* plane = residues + static_cast<size_t>(modulus) * M * ldr;
 #pragma unroll
     for (int i = 0; i < 2; ++i) {
       const int row = blockRow + wg * T::WGM + warp * 16 + i * 8 + lane / 4;
       if (row >= M) continue;
-      const LineBound a = bounds[row - blockRow];
-      bool rowFails = false;
-#pragma unroll  // acc's indices must be constants: registers, not local memory
-      for (int j = 0; j < BN / 8; ++j)
+      uint8_t* r = plane + static_cast<size_t>(row) * ldr;
 #pragma unroll
-        for (int c = 0; c < 2; ++c) {
-          const int col = blockCol + j * 8 + 2 * (lane % 4) + c;
-          if (col < N && uncertified(a, bounds[BM + col - blockCol], acc[4 * j + 2 * i + c])) {
-            rowFails = true;
-            cert.failCol[col] = 1;
-          }
-        }
-      if (rowFails) cert.failRow[row] = 1;
-    }
-    return;
-  }
-  with_modulus(modulus, [&](auto p) { reduce_mod<decltype(p)::value>(acc); });
-
-  // Epilogue: each thread holds pairs of adjacent columns: two bytes a store.
-  uint8_t* plane = residues + static_cast<size_t>(modulus) * M * ldr;
-#pragma unroll
-  for (int i = 0; i < 2; ++i) {
-    const int row = blockRow + wg * T::WGM + warp * 16 + i * 8 + lane / 4;
-    if (row >= M) continue;
-    uint8_t* r = plane + static_cast<size_t>(row) * ldr;
-#pragma unroll
-    for (int j = 0; j < BN / 8; ++j) {
-      const int col = blockCol + j * 8 + 2 * (lane % 4);
-      const uint32_t lo = acc[4 * j + 2 * i], hi = acc[4 * j + 2 * i + 1];
-      if (col < ldr)  // up to the padding (ldr is even): the reconstruction reads it whole
-        *reinterpret_cast<uint16_t*>(r + col) = static_cast<uint16_t>(lo | hi << 8);
+      for (int j = 0; j < BN / 8; ++j) {
+        const int col = blockCol + j * 8 + 2 * (lane % 4);
+        const uint32_t lo = acc[4 * j + 2 * i], hi = acc[4 * j + 2 * i + 1];
+        if (col < ldr)  // up to the padding (ldr is even): the reconstruction reads it whole
+          *reinterpret_cast<uint16_t*>(r + col) = static_cast<uint16_t>(lo | hi << 8);
+      }
     }
   }
 #endif  // sm_90a
@@ -1155,8 +1161,7 @@ cudaError_t multiply(int M, int N, int K, int count, const uint8_t* W, const Lay
                                    static_cast<long long>(count + 1) * N, K, L.Kp, BN, T::BK,
                                    CU_TENSOR_MAP_SWIZZLE_128B);
   if (err != cudaSuccess) return err;
-  const long long blocks =
-      static_cast<long long>((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN) * (kBound ? 1 : count);
+  const long long blocks = static_cast<long long>((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN);
   if (blocks > 0x7fffffff) return cudaErrorInvalidValue;
   kernel<<<static_cast<unsigned>(blocks), T::kThreads, T::kSharedBytes, stream>>>(
       M, N, K, count, tmA, tmB, residues, L.ldr, std::max(1, groupRows), cert, plan);
