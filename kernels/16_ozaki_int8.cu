@@ -260,9 +260,10 @@ struct Plan {
   int sampled[2];   // sampled rows, columns holding an uncertified sampled element
   int integer;      // the integer path runs: its kernels' gate
   int reconstruct;  // the reconstruction writes C
-  // rung 15's limits (kernels/15: launch_limited), rows then columns: the flagged rows of C
-  // gathered, the flagged columns gathered, or the whole problem
-  int rowsPath[2], columnsPath[2], wholePath[2];
+  // rung 15's limits (kernels/15: launch_limited), rows then columns: the whole problem as the
+  // prediction decides, the flagged rows of C gathered, the flagged columns gathered, or the
+  // whole problem after the certificate (more flagged than the slow path's buffers hold)
+  int wholePath[2], rowsPath[2], columnsPath[2], latePath[2];
 };
 
 // The magnitude byte: min(127, floor(|x| 2^e)), from the bits: a lower bound of |x| 2^e. The
@@ -892,7 +893,7 @@ constexpr int kPredictMinK = 64;
 // The slow path's buffers hold this share of C's rows (or columns) at most: past it, after the
 // certificate, the whole problem goes to rung 15 instead (the prediction should have seen it).
 constexpr double kSlowPathMost = 0.5;
-// The slow path is rung 15, which takes K from 16 (its kMinK): rung 16 does too.
+// The slow path is rung 15 from K = 16 on (its kMinK), sgemm_ozaki_int8_short below.
 constexpr int kSlowPathMinK = 16;
 
 // The prediction's sample: the certificate itself, exactly as the bound plane's epilogue
@@ -1058,7 +1059,7 @@ __global__ void sgemm_ozaki_int8_assign(int M, int N, int rowsCap, int columnsCa
       static_cast<long long>(plan->flagged[0]) * N <= static_cast<long long>(plan->flagged[1]) * M;
   const int slow = plan->flagged[byRows ? 0 : 1];
   if (slow > (byRows ? rowsCap : columnsCap)) {
-    plan->wholePath[0] = M, plan->wholePath[1] = N;
+    plan->latePath[0] = M, plan->latePath[1] = N;
     return;
   }
   plan->reconstruct = 1;
@@ -1066,6 +1067,28 @@ __global__ void sgemm_ozaki_int8_assign(int M, int N, int rowsCap, int columnsCa
     plan->rowsPath[0] = slow, plan->rowsPath[1] = N;
   else
     plan->columnsPath[0] = M, plan->columnsPath[1] = slow;
+}
+
+// The slow path where K is below rung 15's shortest (kSlowPathMinK): the elements the plan
+// gives it (the flagged rows or columns, or all of C), each a dot product in FP32 on the CUDA
+// cores, in the order of k, as rung 15's guard path sums one.
+__global__ void sgemm_ozaki_int8_short(int M, int N, int K, float alpha, const float* A,
+                                       long long lda, const float* B, long long ldb, float beta,
+                                       float* C, long long ldc, const int* fails,
+                                       const Plan* plan) {
+  const bool whole = plan->latePath[0] > 0, rows = plan->rowsPath[0] > 0;
+  const bool columns = plan->columnsPath[1] > 0;
+  if (!whole && !rows && !columns) return;
+  const long long count = static_cast<long long>(M) * N;
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < count;
+       e += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int i = static_cast<int>(e / N), j = static_cast<int>(e % N);
+    if (!whole && !(rows && fails[i]) && !(columns && fails[M + j])) continue;
+    float sum = 0.f;
+    for (int k = 0; k < K; ++k) sum = fmaf(A[i * lda + k], B[k * ldb + j], sum);
+    float* c = C + i * ldc + j;
+    *c = beta == 0.f ? alpha * sum : alpha * sum + beta * *c;  // beta == 0: C is not read
+  }
 }
 
 // ---- The launcher.
@@ -1232,10 +1255,11 @@ cudaError_t slow_path(const Gemm& g, const int* list, const int* limits, int cap
 // depends on the values is made on the device (Plan): the launch queues the same kernels
 // whatever the inputs, each gated, and never waits for the GPU, so that it can be captured into
 // a CUDA graph. In stream order: the lines' statistics and the prediction (heavy lines and the
-// sampled certificate), which may give the whole problem to rung 15; the integer path; the
-// slow path's size, assigned to gathered rows or columns; the reconstruction; then rung 15 three
-// times, on the gathered rows, the gathered columns and the whole problem, of which at most one
-// has work (a call with none returns at once on the GPU).
+// sampled certificate), and rung 15 on the whole problem where the prediction says so; the
+// integer path; the slow path's size, assigned to gathered rows or columns (or, past their
+// buffers, the whole problem); the reconstruction; then rung 15 on the gathered rows, on the
+// gathered columns and on the whole problem, of which at most one has work (a call with none
+// returns at once on the GPU).
 cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
   if (M < 1 || N < 1 || K < 1 || lda < K || ldb < N || ldc < N || count < kMinModuli ||
@@ -1243,18 +1267,19 @@ cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
     return cudaErrorInvalidValue;
   cudaError_t err = runtime::require_sm90();
   if (err != cudaSuccess) return err;
-  // Beyond INT32's range for the bound plane, and below rung 15's shortest K (its slow path):
-  // the chain (kernels/fallbacks.inc: rung 15, which hands K < 16 on to rung 11).
-  if (K > kBoundMaxK || K < kSlowPathMinK) return runtime::kShapeUnsuitable;
+  // Beyond INT32's range for the bound plane: rung 15 (kernels/fallbacks.inc).
+  if (K > kBoundMaxK) return runtime::kShapeUnsuitable;
   const Layout L(M, N, K, count);
-  const int rowsCap = slow_path_cap(M), columnsCap = slow_path_cap(N);
+  // Below rung 15's shortest K the slow path is sgemm_ozaki_int8_short, which needs no buffers.
+  const bool shortK = K < kSlowPathMinK;
+  const int rowsCap = shortK ? M : slow_path_cap(M), columnsCap = shortK ? N : slow_path_cap(N);
   // Everything the launch needs, before anything is queued: without it, the problem goes down
   // the chain (kWorkspaceShort) with C untouched.
   runtime::Workspace<uint8_t> W(L.bytes, stream);
   if (W.error() != cudaSuccess) return W.error();  // kWorkspaceShort: kernels/fallbacks.inc
-  runtime::Workspace<float> rowsBuffers(slow_path_floats(rowsCap, K, N), stream);
+  runtime::Workspace<float> rowsBuffers(shortK ? 0 : slow_path_floats(rowsCap, K, N), stream);
   if (rowsBuffers.error() != cudaSuccess) return rowsBuffers.error();
-  runtime::Workspace<float> columnsBuffers(slow_path_floats(columnsCap, K, M), stream);
+  runtime::Workspace<float> columnsBuffers(shortK ? 0 : slow_path_floats(columnsCap, K, M), stream);
   if (columnsBuffers.error() != cudaSuccess) return columnsBuffers.error();
   uint8_t* w = W.get();
   Line* lines = reinterpret_cast<Line*>(w + L.lines);
@@ -1324,6 +1349,11 @@ cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
   sgemm_ozaki_int8_decide<<<1, 32, 0, stream>>>(
       M, N, predict ? sampledRows : 0, predict ? sampledColumns : 0, sample, predict, plan);
   if ((err = launched()) != cudaSuccess) return err;
+  // Rung 15 on the whole problem where the prediction says so, queued now: while the GPU runs
+  // it, the host queues the rest, each kernel of which then returns at once.
+  if (predict &&
+      (err = every_shape_3xtf32::launch_limited(g, plan->wholePath, stream)) != cudaSuccess)
+    return err;  // (C is untouched: the chain may start again from it)
 
   // The pre-pass proper: residues and magnitude bytes of the rows of A, the columns of B.
   sgemm_ozaki_int8_rows<<<rowBlocks, kRowThreads, 0, stream>>>(M, K, A, lda, stats, crt, w + L.a,
@@ -1358,12 +1388,21 @@ cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
   kReconstruct[count - kMinModuli]<<<grid, block, 0, stream>>>(M, N, alpha, beta, C, ldc, residues,
                                                                L.ldr, crt, lines, fails, plan);
   if ((err = launched()) != cudaSuccess) return err;
-  // Rung 15: the flagged rows, the flagged columns, or the whole problem (at most one has work).
-  err = slow_path(g, lists, plan->rowsPath, rowsCap, true, rowsBuffers.get(), stream);
-  if (err == cudaSuccess)
-    err =
-        slow_path(g, lists + M, plan->columnsPath, columnsCap, false, columnsBuffers.get(), stream);
-  if (err == cudaSuccess) err = every_shape_3xtf32::launch_limited(g, plan->wholePath, stream);
+  // The slow path: rung 15 on the flagged rows, on the flagged columns, or on the whole problem
+  // (at most one has work); below its K, sgemm_ozaki_int8_short.
+  if (shortK) {
+    const long long elements = static_cast<long long>(M) * N;
+    sgemm_ozaki_int8_short<<<static_cast<unsigned>(std::min((elements + 255) / 256, 65535LL)), 256,
+                             0, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, fails,
+                                          plan);
+    err = launched();
+  } else {
+    err = slow_path(g, lists, plan->rowsPath, rowsCap, true, rowsBuffers.get(), stream);
+    if (err == cudaSuccess)
+      err = slow_path(g, lists + M, plan->columnsPath, columnsCap, false, columnsBuffers.get(),
+                      stream);
+    if (err == cudaSuccess) err = every_shape_3xtf32::launch_limited(g, plan->latePath, stream);
+  }
   // C may hold the reconstruction now: no fallback may start again from it.
   return err == runtime::kWorkspaceShort || err == runtime::kShapeUnsuitable ||
                  err == runtime::kGpuUnsupported

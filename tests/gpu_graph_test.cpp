@@ -1,10 +1,10 @@
 // CUDA graphs: the one call (sgemm::gemm) and each rung it runs, captured on a stream into a
 // graph and replayed, give C bitwise equal to a direct call, on every path the one call takes:
-// rungs 11, 15, 16 (its integer path; its slow path on gathered rows, on gathered columns; the
-// whole problem handed to rung 15) and 17, the transposed copies of op(A) and op(B), and a
-// fallback (K below 16). Each capture comes first in its process (ctest runs every test alone),
-// so that the library's one-time setup happens inside it. The graph stays valid after the
-// workspace is given back and other calls have used it, and replayed on new values in the same
+// rungs 11, 15, 16 (its integer path; its slow path on gathered rows, on gathered columns, and
+// below K = 16; the whole problem handed to rung 15) and 17, the transposed copies of op(A) and
+// op(B), and a fallback (K below 16). Each capture comes first in its process (ctest runs every
+// test alone), so that the library's one-time setup happens inside it. The graph stays valid after
+// the workspace is given back and other calls have used it, and replayed on new values in the same
 // buffers it answers as a direct call on them does: rung 16 decides on the device. The captures
 // are in cudaStreamCaptureModeGlobal, which fails on any call that may synchronize, from any
 // thread: the one call makes none. Skips without a GPU.
@@ -66,6 +66,8 @@ std::vector<Case> cases() {
        kUniform},
       {"rung16_whole_big_column", 16, kRowNN, 1024, 1024, 1024, 0.f, kBigColumn, kUniform, kUniform,
        kUniform},
+      {"rung16_short_K", 16, kRowNN, 512, 384, 8, 0.5f, kHeavyRow, kUniform, kUniform,
+       kHeavyColumn},
       {"rung16_whole_exponents", 16, kRowNN, 1024, 1024, 2048, 0.f, kExponents, kExponents,
        kUniform, kHeavyColumn},
   };
