@@ -487,23 +487,30 @@ __global__ void __launch_bounds__(kSplitThreads)
     split_both(int M, int N, int K, const float* A, int lda, const float* B, int ldb, Split s,
                dim3 gridA, dim3 gridB, int tileB, const int* limits) {
   const int blocksA = static_cast<int>(gridA.x * gridA.y);
-  const int b = static_cast<int>(blockIdx.x);
+  const int blocks = blocksA + static_cast<int>(gridB.x * gridB.y);
   if (limits) {  // the rows and columns that the limited tiles read, whole tiles of 128
     M = min(M, (limits[0] + 127) / 128 * 128), N = min(N, (limits[1] + 127) / 128 * 128);
     if (M == 0 || N == 0) return;
   }
-  if (b < blocksA)
-    split_rows_block(b % gridA.x, b / gridA.x, gridA.x, gridA.y, M, K, A, lda, s.Ahi, s.Alo, s.Kp,
-                     s.guard);
-  else if (tileB == 64)
-    split_transpose_block<64>((b - blocksA) % gridB.x, (b - blocksA) / gridB.x, gridB.y,
-                              threadIdx.x % kTransposeThreadsX, threadIdx.x / kTransposeThreadsX, K,
-                              N, B, ldb, s.Bhi, s.Blo, s.Kp, s.guard + M);
-  else
-    split_transpose_block<32>((b - blocksA) % gridB.x, (b - blocksA) / gridB.x, gridB.y,
-                              threadIdx.x % kTransposeThreadsX, threadIdx.x / kTransposeThreadsX, K,
-                              N, B, ldb, s.Bhi, s.Blo, s.Kp, s.guard + M);
+  // Block b of the two grids; a limited launch has fewer blocks, each taking several b.
+  for (int b = static_cast<int>(blockIdx.x); b < blocks; b += gridDim.x) {
+    if (b < blocksA)
+      split_rows_block(b % gridA.x, b / gridA.x, gridA.x, gridA.y, M, K, A, lda, s.Ahi, s.Alo, s.Kp,
+                       s.guard);
+    else if (tileB == 64)
+      split_transpose_block<64>((b - blocksA) % gridB.x, (b - blocksA) / gridB.x, gridB.y,
+                                threadIdx.x % kTransposeThreadsX, threadIdx.x / kTransposeThreadsX,
+                                K, N, B, ldb, s.Bhi, s.Blo, s.Kp, s.guard + M);
+    else
+      split_transpose_block<32>((b - blocksA) % gridB.x, (b - blocksA) / gridB.x, gridB.y,
+                                threadIdx.x % kTransposeThreadsX, threadIdx.x / kTransposeThreadsX,
+                                K, N, B, ldb, s.Bhi, s.Blo, s.Kp, s.guard + M);
+  }
 }
+
+// A limited launch's split_both: at most this many blocks, so that a call whose limits leave
+// nothing to do (rung 16's slow path, mostly) returns in one wave of them.
+constexpr long long kLimitedSplitBlocks = 2048;
 
 // The pre-pass (split_operands) with its kernels as one launch: the flags zeroed, then both.
 inline cudaError_t split_operands_together(const Gemm& g, const Split& s, cudaStream_t stream,
@@ -516,7 +523,8 @@ inline cudaError_t split_operands_together(const Gemm& g, const Split& s, cudaSt
   const cudaError_t err =
       cudaMemsetAsync(s.guard, 0, (static_cast<size_t>(g.M) + g.N) * sizeof(int), stream);
   if (err != cudaSuccess) return err;
-  split_both<<<static_cast<unsigned>(blocks), kSplitThreads, 0, stream>>>(
+  const long long grid = limits ? std::min(blocks, kLimitedSplitBlocks) : blocks;
+  split_both<<<static_cast<unsigned>(grid), kSplitThreads, 0, stream>>>(
       g.M, g.N, g.K, g.A, g.lda, g.B, g.ldb, s, gridA, gridB, tileB, limits);
   return cudaGetLastError();
 }

@@ -1231,8 +1231,9 @@ cudaError_t slow_path(const Gemm& g, const int* list, const int* limits, int cap
   const int threads = 256;
   auto copy = [&](float* matrix, long long ld, float* compact, int length, bool in) {
     const size_t total = static_cast<size_t>(cap) * length;
+    // (a grid that walks the buffers: with a count of 0 it returns in one wave)
     const unsigned blocks =
-        static_cast<unsigned>(std::min<size_t>((total + threads - 1) / threads, 65535));
+        static_cast<unsigned>(std::min<size_t>((total + threads - 1) / threads, 2048));
     sgemm_ozaki_int8_compact<<<blocks, threads, 0, stream>>>(matrix, ld, compact, list, counted,
                                                              cap, length, byRows, in);
     return cudaGetLastError();
