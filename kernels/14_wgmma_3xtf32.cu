@@ -275,6 +275,8 @@ constexpr int kShortK = 2048;  // below it, chunks of 64 k (below)
 
 cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
+  // A GPU without sm_90a says so before any shape does: the reason of every problem it gets.
+  if (const cudaError_t err = runtime::require_sm90(); err != cudaSuccess) return err;
   if (K >= 1 && K < kMinK) return runtime::kShapeUnsuitable;
   //                 BN  BK STAGES PROMOTE
   // Short K: chunks of 64 k. A chunk's truncation error is relative to its own sum, and the

@@ -21,6 +21,13 @@
 // each; a whole rung's rate has too many causes (pre-passes, waves, split-K, a certificate) for
 // a model, so this one is measured where it is used.
 //
+// On any GPU but a Hopper (or in a build without 90) the table does not apply, and the model is
+// the fallback table's: every candidate is sm_90a code and hands the problem on
+// (kernels/fallbacks.inc, gpu_unsupported) to rung 13, 3xTF32 on mma.sync, the fastest
+// FP32-accurate path of compute capability 8.0 on; rung 13 gives K below 16 to rung 9, and
+// where there are no TF32 tensor cores (7.x) the problem goes to rung 9, then rung 8. What runs
+// is decided by what the build holds and what the device is, as each rung answers.
+//
 // No workspace of its own and nothing on the device: the choice is host arithmetic on a few
 // hundred numbers, a fraction of a microsecond beside the launches it picks.
 #include <cuda_runtime.h>
