@@ -17,4 +17,11 @@ list) and this package import as top-level names:
     data_facts    facts of the committed measurements (scripts/docs-facts)
     doc_lint      the lesson template, the numbers check, the comment share (scripts/docs-lint)
     measured_numbers  the percentages and ratios the committed JSONs hold, per rung
+    diff_ideas    rung 8's ideas table: which changes of scripts/diff 8 belong to which idea
+    autotune_search, autotune_best  scripts/autotune's tile search and rung 18's table
+    best_table    the table of measured rates rung 18 compiles in
+    ctest_outcomes  each GPU test of a ctest run and its outcome (scripts/test-outcomes)
+    pictures_src  the constants a picture is drawn from, read from the kernels and runner
+    pictures_svg  deterministic plain SVG
+    pictures_early, pictures_tiles, pictures_warps, pictures_hopper  the drawings of docs 00-11
 """
