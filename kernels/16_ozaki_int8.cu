@@ -18,10 +18,10 @@
 // modulus) and the more INT8 products. The launcher takes the number of moduli (4 to 8); the
 // ladder's rung uses the fewest that meet FP32 accuracy (docs/16_ozaki_int8.md derives the
 // error and measures it). That bound is relative to a line's norm; FP32's is relative to each
-// element's sum_k |a_ik||b_kj|. So every element is certified (see Certificate): its error
-// bound, from the lines' exact integer sums, against a lower bound of that sum from one more
-// INT8 plane of magnitude bytes. What fails goes to the slow path, a real GEMM: the flagged
-// rows (or columns) gathered, run through rung 15, scattered back.
+// element's sum_k |a_ik||b_kj|. So every element is certified (see Certificate, in
+// ozaki_certificate.cuh): its error bound, from the lines' exact integer sums, against a lower
+// bound of that sum from one more INT8 plane of magnitude bytes. What fails goes to the slow
+// path, a real GEMM: the flagged rows (or columns) gathered, run through rung 15, scattered back.
 //
 // Kernels, in order: the lines' statistics and a prediction (heavy lines, and the certificate
 // itself on a sample of rows and columns: a problem whose slow path would be large goes to rung
@@ -34,6 +34,13 @@
 // same on every run. Every decision that depends on the values is made on the device, each
 // kernel gated by it: the launcher never waits for the GPU, and a CUDA graph that captured it
 // replays it on any inputs.
+//
+// Where each part lives: this file holds the lesson (the moduli, the scaling and the
+// residues, the INT8 wgmma GEMM, the CRT reconstruction) and the launcher;
+// kernels/ozaki_certificate.cuh the FP32 guarantee (the certificate, its budget, the
+// prediction, the decisions made on the device); kernels/ozaki_plumbing.cuh what no rung
+// teaches (the lists of flagged lines, gather and scatter, the slow path, the workspace's
+// layout). The lines' statistics, the Lines and the Plan stay here: the pre-pass fills them.
 //
 // FP32's semantics. The integers cannot hold Inf or NaN: their lines are never certified, and
 // neither is an element near FP32's overflow, so rung 15 answers those as cuBLAS does. K beyond
@@ -55,6 +62,12 @@
 #include "pipeline.cuh"  // the ring, producer loop, register split, tile order (rungs 10, 14)
 #include "runtime.h"     // tensor maps, the shared-memory opt-in, the Hopper check, the workspace
 #include "sgemm.h"       // Gemm: the problem, as every rung's launcher takes it
+
+namespace sgemm::every_shape_3xtf32 {
+// Rung 15 on C's first limits[0] rows and limits[1] columns, the limits read on the device
+// (kernels/15_every_shape_3xtf32.cu).
+cudaError_t launch_limited(const Gemm& gemm, const int* limits, cudaStream_t stream);
+}  // namespace sgemm::every_shape_3xtf32
 
 namespace sgemm::ozaki_int8 {
 
@@ -414,29 +427,6 @@ __global__ void __launch_bounds__(kColumnTile * 8)
   }
 }
 
-// The prediction, one thread a line (M rows, then N columns): a column's slices merged in
-// order into stats[M + j]; then whether the line is heavy: whether the certificate would
-// likely fail its products. An element's bound is about K 2^-T (rho_i + rho_j) S_ij / 2 for
-// S_ij = sum_k |a_ik||b_kj| ~ ||a_i||_1 ||b_j||_1 / K, rho = ||x||_2 / ||x||_1 (from 1/sqrt(K)
-// for even magnitudes to 1 for one dominant element); a line is heavy when its own term alone
-// takes half the budget. heavy[0] and heavy[1] count the heavy rows and columns, which
-// sgemm_ozaki_int8_decide reads.
-__global__ void sgemm_ozaki_int8_predict(int M, int N, int K, const Stats* partial, Stats* stats,
-                                         double T, double budget, int* heavy) {
-  const int line = blockIdx.x * blockDim.x + threadIdx.x;
-  if (line >= M + N) return;
-  Stats x = Stats::none();
-  if (line < M) {
-    x = stats[line];
-  } else {
-    const int j = line - M, slices = (K + kSliceRows - 1) / kSliceRows;
-    for (int z = 0; z < slices; ++z) x.merge(partial[z * static_cast<long long>(N) + j]);
-    stats[line] = x;
-  }
-  const double rho = x.magnitude > 0 ? sqrt(x.squares) / x.magnitude : 0;
-  if (x.nonFinite || K * exp2(-T) * rho > 0.5 * budget) atomicAdd(&heavy[line < M ? 0 : 1], 1);
-}
-
 // Second pass: block (x, y) takes the merged statistics of its 32 columns (their scales;
 // block y = 0 stores the Lines' scale, exponent and flags), then transposes a 128 x 32
 // tile of B through shared memory and stores its residues and magnitude bytes K-major: planes
@@ -496,6 +486,8 @@ __global__ void __launch_bounds__(kColumnTile * 8)
   }
 }
 
+#include "ozaki_certificate.cuh"  // the certificate, its budget, the prediction
+
 // ---- The INT8 GEMM, one modulus per block.
 
 // acc mod P, in [0, P), in place. |acc| < 2^31 - 2^14 (K 2^14 at most, K <= kChunkDepth or
@@ -536,54 +528,6 @@ struct Tile {
   // and the consumers rise to 240 (pipeline.cuh).
   using Registers = RegisterSplit<kThreads, 128, 24>;
 };
-
-// The certificate: whether the integer path's result for C's element (i, j) is within FP32's
-// bound, checked by the bound plane's epilogue for every element. Scaling rounds each A'_ik
-// = rint(2^s_i a_ik) by at most 1/2 (and B' likewise), so the product's error is at most
-//   E_ij = 2^-(s_i + t_j) (inexact_j sum_k |A'_ik| + inexact_i (sum_k |B'_kj| + K/2)) / 2,
-// from the Lines alone. FP32's bound is relative to S_ij = sum_k |a_ik| |b_kj|; the bound
-// plane gives a lower bound from the magnitude bytes q = min(127, floor(|x| 2^e)) <= |x| 2^e:
-//   L_ij = 2^-(e_i + f_j) G_ij <= S_ij,   G = the INT8 product of the bytes, exact.
-// An element is certified when E_ij <= budget L_ij (budget: docs/16), its lines hold no Inf
-// or NaN, and |alpha| ||a_i|| ||b_j|| (>= |alpha c_ij|) stays far from FP32's overflow, near
-// which SGEMM's own sums round otherwise. Every other element, and with it its
-// row or column, goes to the slow path: a real GEMM (the launcher).
-struct Certificate {
-  const Line* lines;  // M rows of A, then N columns of B
-  double budget;      // error allowed, in units of S_ij, before the rounding to FP32
-  float alpha;
-  int* failRow;  // [M]: set to 1 where a row holds an uncertified element
-  int* failCol;  // [N]: likewise for columns
-};
-
-constexpr double kOverflowGuard = 0x1p126;  // |alpha| ||a|| ||b|| at or above: the slow path
-
-// A line's part of the certificate, in FP64, computed once a block (into shared memory):
-//   E_ij = (quantum_j reach_i + quantum_i reach_j) / 2,   budget L_ij = unit_i unit_j G_ij,
-// reach = 2^-s (sum_k |x'_k| + K/2) (1 + 2^-20: the FP64 rounding of the test), quantum = 2^-s
-// where an element rounded (0 where none did), unit = 2^-e (the budget folded into the rows'),
-// norm = ||x|| (|alpha| folded into the rows'; Inf where the line holds Inf or NaN).
-struct LineBound {
-  double reach, quantum, unit, norm;
-  int flags;
-};
-
-__device__ __forceinline__ LineBound line_bound(const Line& l, int K, double unitScale,
-                                                double normScale) {
-  return {ldexp(l.integers + 0.5 * K, -l.scale) * (1 + 0x1p-20),
-          l.flags & kInexact ? ldexp(1.0, -l.scale) : 0.0, ldexp(unitScale, -l.magnitudeExp),
-          l.flags & kNonFinite ? INFINITY : l.norm * normScale, l.flags};
-}
-
-__device__ __forceinline__ bool uncertified(const LineBound& a, const LineBound& b, int G) {
-#ifdef SGEMM_PLANT_SPAN_RULE  // tests/planted_kernels.cu: the rule before the certificate
-  return (a.flags | b.flags) & (kNonFinite | kWide);
-#else
-  // !(x < guard): a NaN (Inf times a zero line's norm) fails too.
-  return 0.5 * (b.quantum * a.reach + a.quantum * b.reach) > a.unit * b.unit * G ||
-         !(a.norm * b.norm < kOverflowGuard);
-#endif
-}
 
 // Block b multiplies tile b (tiles walked in groups of `groupRows` tile rows, as in rung 14) for
 // each modulus l in turn, the producer filling the ring for the next while the consumers store
@@ -823,273 +767,7 @@ __global__ void __launch_bounds__(kQuads * 4, 2)
   }
 }
 
-// ---- The slow path's plumbing: which rows (columns) hold uncertified elements, and copies
-// between C (or A, B) and the compact problem the slow path multiplies.
-
-// Block 0 lists the flagged rows in order, block 1 the flagged columns: flags [n] -> list
-// [count], plan->flagged[side] = count. Each thread takes a contiguous run of flags; a scan over
-// the block's threads gives each run its place. One block a side: n is at most a few million.
-constexpr int kListThreads = 1024;
-__global__ void __launch_bounds__(kListThreads)
-    sgemm_ozaki_int8_list(int M, int N, const int* fails, int* lists, Plan* plan) {
-  __shared__ int offsets[kListThreads];
-  if (!plan->integer) return;
-  const int n = blockIdx.x == 0 ? M : N;
-  const int* flags = fails + (blockIdx.x == 0 ? 0 : M);
-  int* list = lists + (blockIdx.x == 0 ? 0 : M);
-  const int run = (n + kListThreads - 1) / kListThreads;
-  const int first = threadIdx.x * run, last = min(n, first + run);
-  int mine = 0;
-  for (int e = first; e < last; ++e) mine += flags[e] != 0;
-  offsets[threadIdx.x] = mine;
-  __syncthreads();
-  for (int d = 1; d < kListThreads; d *= 2) {  // inclusive scan (Hillis-Steele)
-    const int add = threadIdx.x >= d ? offsets[threadIdx.x - d] : 0;
-    __syncthreads();
-    offsets[threadIdx.x] += add;
-    __syncthreads();
-  }
-  int at = offsets[threadIdx.x] - mine;
-  for (int e = first; e < last; ++e)
-    if (flags[e]) list[at++] = e;
-  if (threadIdx.x == kListThreads - 1) plan->flagged[blockIdx.x] = offsets[threadIdx.x];
-}
-
-// Copies the listed rows (byRows) or columns of `matrix` (leading dimension ld) into `compact`
-// or back (toCompact false): the first *counted of them, a count read here, on the device. Rows:
-// compact is [cap][length]; columns: [length][cap]. Copying in, the lines after the last listed
-// one, up to a multiple of 128 (rung 15's tile, at most cap), are zeroed: rung 15's tiles read
-// them, and their results are never copied back.
-__global__ void sgemm_ozaki_int8_compact(float* matrix, long long ld, float* compact,
-                                         const int* list, const int* counted, int cap, int length,
-                                         bool byRows, bool toCompact) {
-  const int count = *counted;
-  const int lines = toCompact ? min(cap, (count + 127) / 128 * 128) : count;
-  const size_t total = static_cast<size_t>(lines) * length;
-  for (size_t e = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; e < total;
-       e += static_cast<size_t>(gridDim.x) * blockDim.x) {
-    const size_t outer = e / (byRows ? length : lines), inner = e % (byRows ? length : lines);
-    const size_t at = byRows ? e : outer * cap + inner;  // in compact
-    if ((byRows ? outer : inner) >= static_cast<size_t>(count)) {
-      compact[at] = 0.f;  // (copying in only: copying back, lines == count)
-      continue;
-    }
-    float* m = byRows ? matrix + list[outer] * ld + inner : matrix + outer * ld + list[inner];
-    if (toCompact)
-      compact[at] = *m;
-    else
-      *m = compact[at];
-  }
-}
-
-// ---- The decisions, on the device.
-
-// The slow path takes the problem whole when its rows or columns would cover more than this
-// share of C: rung 15 on all of it then costs less than the integer path plus the rest.
-constexpr double kSlowPathShare = 0.25;
-// Below this K the prediction is not asked: short products are often exact (no element rounds
-// when scaled, and the certificate then allows anything), and the problems are small.
-constexpr int kPredictMinK = 64;
-// The slow path's buffers hold this share of C's rows (or columns) at most: past it, after the
-// certificate, the whole problem goes to rung 15 instead (the prediction should have seen it).
-constexpr double kSlowPathMost = 0.5;
-// The slow path is rung 15 from K = 16 on (its kMinK), sgemm_ozaki_int8_short below.
-constexpr int kSlowPathMinK = 16;
-
-// The prediction's sample: the certificate itself, exactly as the bound plane's epilogue
-// computes it, on kSampleLines rows and columns (all of them where there are fewer): groups of
-// 32 adjacent lines spread evenly, so that a warp reads 32 adjacent columns of B.
-constexpr int kSampleLines = 256, kSampleGroups = kSampleLines / 32;
-__host__ __device__ inline int sample_count(int n) { return n < kSampleLines ? n : kSampleLines; }
-__device__ inline int sampled_line(int t, int n) {
-  return n <= kSampleLines ? t : t / 32 * (n / kSampleGroups) + t % 32;  // n / 8 >= 32
-}
-// The sample's workspace: the sampled rows' Lines, then what is zeroed before each launch (the
-// products G [rows][columns], the failure marks, the columns' tallies).
-struct Sample {
-  Line* rowLines;
-  int* G;
-  int *rowFails, *columnFails, *columnInexact;
-  unsigned long long* columnIntegers;
-};
-
-// Sampled row t of A: its magnitude bytes, K contiguous (bytes [t][Kq], Kq = K rounded up to
-// 4), and its Line, as sgemm_ozaki_int8_rows would store them.
-__global__ void __launch_bounds__(kRowThreads)
-    sgemm_ozaki_int8_sample_rows(int M, int K, const float* A, long long lda, const Stats* stats,
-                                 double T, uint8_t* bytes, int Kq, Line* lines) {
-  __shared__ Tally partialTally[kRowThreads / 32];
-  const int i = sampled_line(blockIdx.x, M);
-  const float* a = A + i * lda;
-  const Stats row = stats[i];
-  const int s = row.scale(T), e = row.magnitude_exponent(K);
-  Tally tally{0, 0};
-  for (int k = 4 * threadIdx.x; k < K; k += 4 * kRowThreads) {
-    uint32_t word = 0;
-#pragma unroll
-    for (int c = 0; c < 4; ++c) {
-      if (k + c >= K) break;
-      const Scaled v = scale_to_integer(a[k + c], s);
-      tally.integers += v.magnitude, tally.inexact |= v.inexact;
-      word |= magnitude_byte(a[k + c], e) << (8 * c);
-    }
-    *reinterpret_cast<uint32_t*>(bytes + blockIdx.x * static_cast<size_t>(Kq) + k) = word;
-  }
-  const Tally all = block_tally<kRowThreads>(tally, partialTally);
-  if (threadIdx.x == 0)
-    lines[blockIdx.x] = {static_cast<double>(all.integers), sqrt(row.squares), s, e,
-                         row.flags() | (all.inexact ? kInexact : 0)};
-}
-
-// Slice blockIdx.y (kSampleDepth of K) of sampled columns 32 blockIdx.x .. + 31 of B: their
-// magnitude bytes, four k a word (words [Kq / 4][sampled], so that the products' threads read
-// adjacent words), and their tallies, added to the columns' sums (integers: exact in any order).
-constexpr int kSampleDepth = 512;
-__global__ void __launch_bounds__(kColumnTile * 8)
-    sgemm_ozaki_int8_sample_columns(int K, int N, const float* B, long long ldb, const Stats* stats,
-                                    double T, uint32_t* words, Sample sample) {
-  __shared__ Tally partialTally[8][kColumnTile];
-  const int sampled = sample_count(N), t = blockIdx.x * kColumnTile + threadIdx.x;
-  const int j = t < sampled ? sampled_line(t, N) : 0;
-  const Stats column = stats[j];
-  const int s = column.scale(T), e = column.magnitude_exponent(K);
-  const int k4End = min((K + 3) / 4, static_cast<int>(blockIdx.y + 1) * kSampleDepth / 4);
-  Tally tally{0, 0};
-  if (t < sampled)
-    for (int k4 = blockIdx.y * kSampleDepth / 4 + threadIdx.y; k4 < k4End; k4 += 8) {
-      uint32_t word = 0;
-#pragma unroll
-      for (int c = 0; c < 4; ++c) {
-        const int k = 4 * k4 + c;
-        if (k >= K) break;
-        const float x = B[k * ldb + j];
-        const Scaled v = scale_to_integer(x, s);
-        tally.integers += v.magnitude, tally.inexact |= v.inexact;
-        word |= magnitude_byte(x, e) << (8 * c);
-      }
-      words[static_cast<size_t>(k4) * sampled + t] = word;
-    }
-  partialTally[threadIdx.y][threadIdx.x] = tally;
-  __syncthreads();
-  if (threadIdx.y != 0 || t >= sampled) return;
-  for (int y = 1; y < 8; ++y) tally.merge(partialTally[y][threadIdx.x]);
-  atomicAdd(&sample.columnIntegers[t], tally.integers);
-  if (tally.inexact) atomicOr(&sample.columnInexact[t], 1);
-}
-
-// G = the INT8 product of the sampled rows' and columns' magnitude bytes, as the bound plane's:
-// block (x, y) takes kSampleRowsPerBlock sampled rows over slice y (kSampleProductDepth of K),
-// a thread a sampled column, four products of bytes a dp4a, the slices' sums added (exact).
-constexpr int kSampleRowsPerBlock = 4, kSampleProductDepth = 1024;
-__global__ void __launch_bounds__(kSampleLines)
-    sgemm_ozaki_int8_sample_products(int M, int N, int K, const uint8_t* bytes, int Kq,
-                                     const uint32_t* words, Sample sample) {
-  const int rows = sample_count(M), columns = sample_count(N);
-  const int t = threadIdx.x, r0 = blockIdx.x * kSampleRowsPerBlock;
-  if (t >= columns) return;
-  const int k4Begin = blockIdx.y * kSampleProductDepth / 4;
-  const int k4End = min(Kq / 4, k4Begin + kSampleProductDepth / 4);
-  int G[kSampleRowsPerBlock] = {};
-#pragma unroll 8
-  for (int k4 = k4Begin; k4 < k4End; ++k4) {
-    const int b = static_cast<int>(words[static_cast<size_t>(k4) * columns + t]);
-#pragma unroll
-    for (int r = 0; r < kSampleRowsPerBlock; ++r)
-      if (r0 + r < rows)
-        G[r] = __dp4a(
-            *reinterpret_cast<const int*>(bytes + (r0 + r) * static_cast<size_t>(Kq) + 4 * k4), b,
-            G[r]);
-  }
-#pragma unroll
-  for (int r = 0; r < kSampleRowsPerBlock; ++r)
-    if (r0 + r < rows) atomicAdd(&sample.G[(r0 + r) * columns + t], G[r]);
-}
-
-// The certificate on every sampled pair, a thread a pair: the test the bound plane's epilogue
-// makes (uncertified), on the rows' Lines and the columns' (built here from their statistics
-// and tallies, as sgemm_ozaki_int8_columns builds them); marks the rows and columns that fail.
-__global__ void sgemm_ozaki_int8_sample_verdict(int M, int N, int K, const Stats* columnStats,
-                                                double T, double budget, float alpha,
-                                                Sample sample) {
-  const int rows = sample_count(M), columns = sample_count(N);
-  const int p = blockIdx.x * blockDim.x + threadIdx.x;
-  if (p >= rows * columns) return;
-  const int i = p / columns, t = p % columns;
-  const Stats column = columnStats[sampled_line(t, N)];
-  const Line c{static_cast<double>(sample.columnIntegers[t]), sqrt(column.squares), column.scale(T),
-               column.magnitude_exponent(K),
-               column.flags() | (sample.columnInexact[t] ? kInexact : 0)};
-  if (uncertified(line_bound(sample.rowLines[i], K, budget, fabs(double(alpha))),
-                  line_bound(c, K, 1.0, 1.0), sample.G[p])) {
-    sample.rowFails[i] = 1;
-    sample.columnFails[t] = 1;
-  }
-}
-
-// Before any integer work, one thread: whether the integer path runs, or rung 15 takes the
-// whole problem (plan->wholePath). The prediction's two estimates of the share of rows and of
-// columns that the slow path would take: the heavy lines' (a heavy column puts a failure in
-// every row, and a heavy row one in every column), and the sample's (a row whose sampled
-// columns hold a failure with probability q holds one among all N with about 1 - (1 - q)^(N /
-// sampled columns)). The larger of each; rung 15 where both shares pass kSlowPathShare.
-__global__ void sgemm_ozaki_int8_decide(int M, int N, int sampledRows, int sampledColumns,
-                                        Sample sample, bool predict, Plan* plan) {
-  if (threadIdx.x != 0) return;
-  double rows = plan->heavy[1] ? 1.0 : static_cast<double>(plan->heavy[0]) / M;
-  double columns = plan->heavy[0] ? 1.0 : static_cast<double>(plan->heavy[1]) / N;
-  for (int i = 0; i < sampledRows; ++i) plan->sampled[0] += sample.rowFails[i];
-  for (int t = 0; t < sampledColumns; ++t) plan->sampled[1] += sample.columnFails[t];
-  if (sampledRows > 0 && sampledColumns > 0) {
-    const double q = static_cast<double>(plan->sampled[0]) / sampledRows;
-    const double r = static_cast<double>(plan->sampled[1]) / sampledColumns;
-    rows = fmax(rows, 1 - pow(1 - q, static_cast<double>(N) / sampledColumns));
-    columns = fmax(columns, 1 - pow(1 - r, static_cast<double>(M) / sampledRows));
-  }
-  const bool whole = predict && fmin(rows, columns) > kSlowPathShare;
-  plan->integer = !whole;
-  if (whole) plan->wholePath[0] = M, plan->wholePath[1] = N;
-}
-
-// After the certificate (sgemm_ozaki_int8_list), one thread: the slow path by rows, or by
-// columns where they cover less of C (as the reconstruction chooses); past its buffers' cap, the
-// whole problem to rung 15 and no reconstruction.
-__global__ void sgemm_ozaki_int8_assign(int M, int N, int rowsCap, int columnsCap, Plan* plan) {
-  if (threadIdx.x != 0 || !plan->integer) return;
-  const bool byRows =
-      static_cast<long long>(plan->flagged[0]) * N <= static_cast<long long>(plan->flagged[1]) * M;
-  const int slow = plan->flagged[byRows ? 0 : 1];
-  if (slow > (byRows ? rowsCap : columnsCap)) {
-    plan->latePath[0] = M, plan->latePath[1] = N;
-    return;
-  }
-  plan->reconstruct = 1;
-  if (byRows)
-    plan->rowsPath[0] = slow, plan->rowsPath[1] = N;
-  else
-    plan->columnsPath[0] = M, plan->columnsPath[1] = slow;
-}
-
-// The slow path where K is below rung 15's shortest (kSlowPathMinK): the elements the plan
-// gives it (the flagged rows or columns, or all of C), each a dot product in FP32 on the CUDA
-// cores, in the order of k, as rung 15's guard path sums one.
-__global__ void sgemm_ozaki_int8_short(int M, int N, int K, float alpha, const float* A,
-                                       long long lda, const float* B, long long ldb, float beta,
-                                       float* C, long long ldc, const int* fails,
-                                       const Plan* plan) {
-  const bool whole = plan->latePath[0] > 0, rows = plan->rowsPath[0] > 0;
-  const bool columns = plan->columnsPath[1] > 0;
-  if (!whole && !rows && !columns) return;
-  const long long count = static_cast<long long>(M) * N;
-  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < count;
-       e += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const int i = static_cast<int>(e / N), j = static_cast<int>(e % N);
-    if (!whole && !(rows && fails[i]) && !(columns && fails[M + j])) continue;
-    float sum = 0.f;
-    for (int k = 0; k < K; ++k) sum = fmaf(A[i * lda + k], B[k * ldb + j], sum);
-    float* c = C + i * ldc + j;
-    *c = beta == 0.f ? alpha * sum : alpha * sum + beta * *c;  // beta == 0: C is not read
-  }
-}
+#include "ozaki_plumbing.cuh"  // lists, gather and scatter, the slow path, the layout
 
 // ---- The launcher.
 
@@ -1124,47 +802,6 @@ inline Crt crt_of(int count, int K) {
   return crt;
 }
 
-inline size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
-
-// The workspace: residues and magnitude bytes of A [count + 1][M][Kp] and of B transposed
-// [count + 1][N][Kp] (Kp = K rounded up to 16: TMA's row pitch), the products' residues
-// [count][M][ldr] (ldr = N rounded up to 16), the Lines (M rows, then N columns), the
-// columns' partial statistics [slices of K][N], the fail flags and lists (M, then N), the
-// Plan, and the prediction's sample (the sampled rows' magnitude bytes [rows][Kq], the sampled
-// columns' [Kq / 4][columns] words, the rows' Lines, then what each launch zeroes: Sample's G,
-// failure marks and tallies; Kq = K rounded up to 4); each part 256-byte aligned.
-struct Layout {
-  int Kp, ldr, Kq;
-  size_t a, b, r, lines, stats, partial, fails, lists, plan, sampleRows, sampleColumns, rowLines,
-      zeroed, G, rowFails, columnFails, columnInexact, columnIntegers, bytes;
-  Layout(int M, int N, int K, int count) {
-    Kp = static_cast<int>(round_up(K, 16));
-    ldr = static_cast<int>(round_up(N, 16));
-    Kq = static_cast<int>(round_up(K, 4));
-    const size_t rows = sample_count(M), columns = sample_count(N);
-    const size_t mn = static_cast<size_t>(M) + N;
-    const size_t slices = (K + kSliceRows - 1) / kSliceRows;
-    a = 0;
-    b = a + round_up(static_cast<size_t>(count + 1) * M * Kp, 256);
-    r = b + round_up(static_cast<size_t>(count + 1) * N * Kp, 256);
-    lines = r + round_up(static_cast<size_t>(count) * M * ldr, 256);
-    stats = lines + round_up(mn * sizeof(Line), 256);
-    partial = stats + round_up(mn * sizeof(Stats), 256);
-    fails = partial + round_up(slices * N * sizeof(Stats), 256);
-    lists = fails + round_up(mn * sizeof(int), 256);
-    plan = lists + round_up(mn * sizeof(int), 256);
-    sampleRows = plan + round_up(sizeof(Plan), 256);
-    sampleColumns = sampleRows + round_up(rows * Kq, 256);
-    rowLines = sampleColumns + round_up(columns * Kq, 256);
-    zeroed = G = rowLines + round_up(rows * sizeof(Line), 256);
-    rowFails = G + round_up(rows * columns * sizeof(int), 256);
-    columnFails = rowFails + round_up(rows * sizeof(int), 256);
-    columnInexact = columnFails + round_up(columns * sizeof(int), 256);
-    columnIntegers = columnInexact + round_up(columns * sizeof(int), 256);
-    bytes = columnIntegers + columns * sizeof(unsigned long long);
-  }
-};
-
 // The INT8 GEMM over planes 0 .. count - 1 (kBound false: their residues) or plane count
 // alone (kBound: the certificate).
 template <int BN, int STAGES, bool kBound>
@@ -1189,67 +826,6 @@ cudaError_t multiply(int M, int N, int K, int count, const uint8_t* W, const Lay
   kernel<<<static_cast<unsigned>(blocks), T::kThreads, T::kSharedBytes, stream>>>(
       M, N, K, count, tmA, tmB, residues, L.ldr, std::max(1, groupRows), cert, plan);
   return cudaGetLastError();
-}
-
-// The error the certificate allows, in units of S_ij = sum_k |a_ik||b_kj|, before the one
-// rounding to FP32 (which adds u |c_ij| <= u S_ij): (min(K, sqrt(K) + 1) - 1) u. FP32's bound
-// is gamma_K ~ K u; SGEMM's errors grow like sqrt(K) u, which the checks allow (docs/00).
-inline double certificate_budget(int K) {
-  return (std::min(static_cast<double>(K), std::sqrt(static_cast<double>(K)) + 1) - 1) * 0x1p-24;
-}
-
-// The slow path's buffers: cap lines of C (rows or columns), kSlowPathMost of them, a multiple of
-// 4 (16-byte aligned rows for rung 15's loads of the gathered columns) up to n.
-int slow_path_cap(int n) {
-  const int cap = static_cast<int>(std::ceil(kSlowPathMost * n));
-  return std::min(n, (cap + 3) / 4 * 4);
-}
-size_t slow_path_floats(int cap, int K, int length) {  // the gathered operand, then C's part
-  return static_cast<size_t>(cap) * K + static_cast<size_t>(cap) * length;
-}
-
-}  // namespace sgemm::ozaki_int8
-
-namespace sgemm::every_shape_3xtf32 {
-// Rung 15 on C's first limits[0] rows and limits[1] columns, the limits read on the device
-// (kernels/15_every_shape_3xtf32.cu).
-cudaError_t launch_limited(const Gemm& gemm, const int* limits, cudaStream_t stream);
-}  // namespace sgemm::every_shape_3xtf32
-
-namespace sgemm::ozaki_int8 {
-
-// The flagged rows (byRows) or columns of C, computed by rung 15 as one compact GEMM: their rows
-// of A (columns of B) and of C gathered, multiplied, C's scattered back. The count is on the
-// device (limits: rows, columns, as the Plan holds them); the buffers hold cap lines, and rung 15
-// computes only the tiles the count reaches. With a count of 0 every kernel returns at once.
-cudaError_t slow_path(const Gemm& g, const int* list, const int* limits, int cap, bool byRows,
-                      float* buffers, cudaStream_t stream) {
-  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
-  float* compactOperand = buffers;
-  float* compactC = buffers + static_cast<size_t>(cap) * K;
-  const int* counted = limits + (byRows ? 0 : 1);
-  const int threads = 256;
-  auto copy = [&](float* matrix, long long ld, float* compact, int length, bool in) {
-    const size_t total = static_cast<size_t>(cap) * length;
-    // (a grid that walks the buffers: with a count of 0 it returns in one wave)
-    const unsigned blocks =
-        static_cast<unsigned>(std::min<size_t>((total + threads - 1) / threads, 2048));
-    sgemm_ozaki_int8_compact<<<blocks, threads, 0, stream>>>(matrix, ld, compact, list, counted,
-                                                             cap, length, byRows, in);
-    return cudaGetLastError();
-  };
-  // Rows: A's rows (K long) and C's (N long). Columns: B's columns (K long) and C's (M long).
-  cudaError_t err = byRows ? copy(const_cast<float*>(A), lda, compactOperand, K, true)
-                           : copy(const_cast<float*>(B), ldb, compactOperand, K, true);
-  if (err == cudaSuccess && beta != 0.f)  // BLAS: with beta == 0, C is not read
-    err = copy(C, ldc, compactC, byRows ? N : M, true);
-  if (err != cudaSuccess) return err;
-  const Gemm compact =
-      byRows ? Gemm{cap, N, K, alpha, compactOperand, K, B, ldb, beta, compactC, N}
-             : Gemm{M, cap, K, alpha, A, lda, compactOperand, cap, beta, compactC, cap};
-  err = every_shape_3xtf32::launch_limited(compact, limits, stream);
-  if (err == cudaSuccess) err = copy(C, ldc, compactC, byRows ? N : M, false);
-  return err;
 }
 
 // C = alpha A B + beta C with `count` moduli (kMinModuli to kMaxModuli). Every decision that

@@ -1,0 +1,282 @@
+// Rung 16's FP32 guarantee, for the rung that multiplies on INT8 tensor cores (16): the
+// certificate, which checks every element of the integer path's result against FP32's
+// componentwise bound (Certificate, LineBound, uncertified: the test the bound plane's epilogue
+// makes; certificate_budget: the error it allows), and the prediction that runs before any
+// integer work (sgemm_ozaki_int8_predict: heavy lines from the lines' statistics; the same
+// certificate on a sample of rows and columns; sgemm_ozaki_int8_decide), with
+// sgemm_ozaki_int8_assign, which hands what the certificate flags to the slow path. Rung 16
+// (kernels/16_ozaki_int8.cu) includes it; docs/16_ozaki_int8.md derives the certificate.
+//
+// Included inside the rung's namespace, after its pre-pass (it reads Stats, Line, Tally, Plan,
+// scale_to_integer, magnitude_byte, block_tally, kRowThreads, kColumnTile and kSliceRows from
+// there), and in no other way: it has no include guard of its own (tests/planted_kernels.cu
+// includes the rung twice, each time in a namespace of its own).
+
+// ---- The certificate.
+
+// The certificate: whether the integer path's result for C's element (i, j) is within FP32's
+// bound, checked by the bound plane's epilogue for every element. Scaling rounds each A'_ik
+// = rint(2^s_i a_ik) by at most 1/2 (and B' likewise), so the product's error is at most
+//   E_ij = 2^-(s_i + t_j) (inexact_j sum_k |A'_ik| + inexact_i (sum_k |B'_kj| + K/2)) / 2,
+// from the Lines alone. FP32's bound is relative to S_ij = sum_k |a_ik| |b_kj|; the bound
+// plane gives a lower bound from the magnitude bytes q = min(127, floor(|x| 2^e)) <= |x| 2^e:
+//   L_ij = 2^-(e_i + f_j) G_ij <= S_ij,   G = the INT8 product of the bytes, exact.
+// An element is certified when E_ij <= budget L_ij (budget: docs/16), its lines hold no Inf
+// or NaN, and |alpha| ||a_i|| ||b_j|| (>= |alpha c_ij|) stays far from FP32's overflow, near
+// which SGEMM's own sums round otherwise. Every other element, and with it its
+// row or column, goes to the slow path: a real GEMM (the launcher).
+struct Certificate {
+  const Line* lines;  // M rows of A, then N columns of B
+  double budget;      // error allowed, in units of S_ij, before the rounding to FP32
+  float alpha;
+  int* failRow;  // [M]: set to 1 where a row holds an uncertified element
+  int* failCol;  // [N]: likewise for columns
+};
+
+constexpr double kOverflowGuard = 0x1p126;  // |alpha| ||a|| ||b|| at or above: the slow path
+
+// A line's part of the certificate, in FP64, computed once a block (into shared memory):
+//   E_ij = (quantum_j reach_i + quantum_i reach_j) / 2,   budget L_ij = unit_i unit_j G_ij,
+// reach = 2^-s (sum_k |x'_k| + K/2) (1 + 2^-20: the FP64 rounding of the test), quantum = 2^-s
+// where an element rounded (0 where none did), unit = 2^-e (the budget folded into the rows'),
+// norm = ||x|| (|alpha| folded into the rows'; Inf where the line holds Inf or NaN).
+struct LineBound {
+  double reach, quantum, unit, norm;
+  int flags;
+};
+
+__device__ __forceinline__ LineBound line_bound(const Line& l, int K, double unitScale,
+                                                double normScale) {
+  return {ldexp(l.integers + 0.5 * K, -l.scale) * (1 + 0x1p-20),
+          l.flags & kInexact ? ldexp(1.0, -l.scale) : 0.0, ldexp(unitScale, -l.magnitudeExp),
+          l.flags & kNonFinite ? INFINITY : l.norm * normScale, l.flags};
+}
+
+__device__ __forceinline__ bool uncertified(const LineBound& a, const LineBound& b, int G) {
+#ifdef SGEMM_PLANT_SPAN_RULE  // tests/planted_kernels.cu: the rule before the certificate
+  return (a.flags | b.flags) & (kNonFinite | kWide);
+#else
+  // !(x < guard): a NaN (Inf times a zero line's norm) fails too.
+  return 0.5 * (b.quantum * a.reach + a.quantum * b.reach) > a.unit * b.unit * G ||
+         !(a.norm * b.norm < kOverflowGuard);
+#endif
+}
+
+// The error the certificate allows, in units of S_ij = sum_k |a_ik||b_kj|, before the one
+// rounding to FP32 (which adds u |c_ij| <= u S_ij): (min(K, sqrt(K) + 1) - 1) u. FP32's bound
+// is gamma_K ~ K u; SGEMM's errors grow like sqrt(K) u, which the checks allow (docs/00).
+inline double certificate_budget(int K) {
+  return (std::min(static_cast<double>(K), std::sqrt(static_cast<double>(K)) + 1) - 1) * 0x1p-24;
+}
+
+// ---- The prediction.
+
+// The prediction, one thread a line (M rows, then N columns): a column's slices merged in
+// order into stats[M + j]; then whether the line is heavy: whether the certificate would
+// likely fail its products. An element's bound is about K 2^-T (rho_i + rho_j) S_ij / 2 for
+// S_ij = sum_k |a_ik||b_kj| ~ ||a_i||_1 ||b_j||_1 / K, rho = ||x||_2 / ||x||_1 (from 1/sqrt(K)
+// for even magnitudes to 1 for one dominant element); a line is heavy when its own term alone
+// takes half the budget. heavy[0] and heavy[1] count the heavy rows and columns, which
+// sgemm_ozaki_int8_decide reads.
+__global__ void sgemm_ozaki_int8_predict(int M, int N, int K, const Stats* partial, Stats* stats,
+                                         double T, double budget, int* heavy) {
+  const int line = blockIdx.x * blockDim.x + threadIdx.x;
+  if (line >= M + N) return;
+  Stats x = Stats::none();
+  if (line < M) {
+    x = stats[line];
+  } else {
+    const int j = line - M, slices = (K + kSliceRows - 1) / kSliceRows;
+    for (int z = 0; z < slices; ++z) x.merge(partial[z * static_cast<long long>(N) + j]);
+    stats[line] = x;
+  }
+  const double rho = x.magnitude > 0 ? sqrt(x.squares) / x.magnitude : 0;
+  if (x.nonFinite || K * exp2(-T) * rho > 0.5 * budget) atomicAdd(&heavy[line < M ? 0 : 1], 1);
+}
+
+// ---- The decisions, on the device.
+
+// The slow path takes the problem whole when its rows or columns would cover more than this
+// share of C: rung 15 on all of it then costs less than the integer path plus the rest.
+constexpr double kSlowPathShare = 0.25;
+// Below this K the prediction is not asked: short products are often exact (no element rounds
+// when scaled, and the certificate then allows anything), and the problems are small.
+constexpr int kPredictMinK = 64;
+// The slow path's buffers hold this share of C's rows (or columns) at most: past it, after the
+// certificate, the whole problem goes to rung 15 instead (the prediction should have seen it).
+constexpr double kSlowPathMost = 0.5;
+// The slow path is rung 15 from K = 16 on (its kMinK), sgemm_ozaki_int8_short below.
+constexpr int kSlowPathMinK = 16;
+
+// The prediction's sample: the certificate itself, exactly as the bound plane's epilogue
+// computes it, on kSampleLines rows and columns (all of them where there are fewer): groups of
+// 32 adjacent lines spread evenly, so that a warp reads 32 adjacent columns of B.
+constexpr int kSampleLines = 256, kSampleGroups = kSampleLines / 32;
+__host__ __device__ inline int sample_count(int n) { return n < kSampleLines ? n : kSampleLines; }
+__device__ inline int sampled_line(int t, int n) {
+  return n <= kSampleLines ? t : t / 32 * (n / kSampleGroups) + t % 32;  // n / 8 >= 32
+}
+// The sample's workspace: the sampled rows' Lines, then what is zeroed before each launch (the
+// products G [rows][columns], the failure marks, the columns' tallies).
+struct Sample {
+  Line* rowLines;
+  int* G;
+  int *rowFails, *columnFails, *columnInexact;
+  unsigned long long* columnIntegers;
+};
+
+// Sampled row t of A: its magnitude bytes, K contiguous (bytes [t][Kq], Kq = K rounded up to
+// 4), and its Line, as sgemm_ozaki_int8_rows would store them.
+__global__ void __launch_bounds__(kRowThreads)
+    sgemm_ozaki_int8_sample_rows(int M, int K, const float* A, long long lda, const Stats* stats,
+                                 double T, uint8_t* bytes, int Kq, Line* lines) {
+  __shared__ Tally partialTally[kRowThreads / 32];
+  const int i = sampled_line(blockIdx.x, M);
+  const float* a = A + i * lda;
+  const Stats row = stats[i];
+  const int s = row.scale(T), e = row.magnitude_exponent(K);
+  Tally tally{0, 0};
+  for (int k = 4 * threadIdx.x; k < K; k += 4 * kRowThreads) {
+    uint32_t word = 0;
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      if (k + c >= K) break;
+      const Scaled v = scale_to_integer(a[k + c], s);
+      tally.integers += v.magnitude, tally.inexact |= v.inexact;
+      word |= magnitude_byte(a[k + c], e) << (8 * c);
+    }
+    *reinterpret_cast<uint32_t*>(bytes + blockIdx.x * static_cast<size_t>(Kq) + k) = word;
+  }
+  const Tally all = block_tally<kRowThreads>(tally, partialTally);
+  if (threadIdx.x == 0)
+    lines[blockIdx.x] = {static_cast<double>(all.integers), sqrt(row.squares), s, e,
+                         row.flags() | (all.inexact ? kInexact : 0)};
+}
+
+// Slice blockIdx.y (kSampleDepth of K) of sampled columns 32 blockIdx.x .. + 31 of B: their
+// magnitude bytes, four k a word (words [Kq / 4][sampled], so that the products' threads read
+// adjacent words), and their tallies, added to the columns' sums (integers: exact in any order).
+constexpr int kSampleDepth = 512;
+__global__ void __launch_bounds__(kColumnTile * 8)
+    sgemm_ozaki_int8_sample_columns(int K, int N, const float* B, long long ldb, const Stats* stats,
+                                    double T, uint32_t* words, Sample sample) {
+  __shared__ Tally partialTally[8][kColumnTile];
+  const int sampled = sample_count(N), t = blockIdx.x * kColumnTile + threadIdx.x;
+  const int j = t < sampled ? sampled_line(t, N) : 0;
+  const Stats column = stats[j];
+  const int s = column.scale(T), e = column.magnitude_exponent(K);
+  const int k4End = min((K + 3) / 4, static_cast<int>(blockIdx.y + 1) * kSampleDepth / 4);
+  Tally tally{0, 0};
+  if (t < sampled)
+    for (int k4 = blockIdx.y * kSampleDepth / 4 + threadIdx.y; k4 < k4End; k4 += 8) {
+      uint32_t word = 0;
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        const int k = 4 * k4 + c;
+        if (k >= K) break;
+        const float x = B[k * ldb + j];
+        const Scaled v = scale_to_integer(x, s);
+        tally.integers += v.magnitude, tally.inexact |= v.inexact;
+        word |= magnitude_byte(x, e) << (8 * c);
+      }
+      words[static_cast<size_t>(k4) * sampled + t] = word;
+    }
+  partialTally[threadIdx.y][threadIdx.x] = tally;
+  __syncthreads();
+  if (threadIdx.y != 0 || t >= sampled) return;
+  for (int y = 1; y < 8; ++y) tally.merge(partialTally[y][threadIdx.x]);
+  atomicAdd(&sample.columnIntegers[t], tally.integers);
+  if (tally.inexact) atomicOr(&sample.columnInexact[t], 1);
+}
+
+// G = the INT8 product of the sampled rows' and columns' magnitude bytes, as the bound plane's:
+// block (x, y) takes kSampleRowsPerBlock sampled rows over slice y (kSampleProductDepth of K),
+// a thread a sampled column, four products of bytes a dp4a, the slices' sums added (exact).
+constexpr int kSampleRowsPerBlock = 4, kSampleProductDepth = 1024;
+__global__ void __launch_bounds__(kSampleLines)
+    sgemm_ozaki_int8_sample_products(int M, int N, int K, const uint8_t* bytes, int Kq,
+                                     const uint32_t* words, Sample sample) {
+  const int rows = sample_count(M), columns = sample_count(N);
+  const int t = threadIdx.x, r0 = blockIdx.x * kSampleRowsPerBlock;
+  if (t >= columns) return;
+  const int k4Begin = blockIdx.y * kSampleProductDepth / 4;
+  const int k4End = min(Kq / 4, k4Begin + kSampleProductDepth / 4);
+  int G[kSampleRowsPerBlock] = {};
+#pragma unroll 8
+  for (int k4 = k4Begin; k4 < k4End; ++k4) {
+    const int b = static_cast<int>(words[static_cast<size_t>(k4) * columns + t]);
+#pragma unroll
+    for (int r = 0; r < kSampleRowsPerBlock; ++r)
+      if (r0 + r < rows)
+        G[r] = __dp4a(
+            *reinterpret_cast<const int*>(bytes + (r0 + r) * static_cast<size_t>(Kq) + 4 * k4), b,
+            G[r]);
+  }
+#pragma unroll
+  for (int r = 0; r < kSampleRowsPerBlock; ++r)
+    if (r0 + r < rows) atomicAdd(&sample.G[(r0 + r) * columns + t], G[r]);
+}
+
+// The certificate on every sampled pair, a thread a pair: the test the bound plane's epilogue
+// makes (uncertified), on the rows' Lines and the columns' (built here from their statistics
+// and tallies, as sgemm_ozaki_int8_columns builds them); marks the rows and columns that fail.
+__global__ void sgemm_ozaki_int8_sample_verdict(int M, int N, int K, const Stats* columnStats,
+                                                double T, double budget, float alpha,
+                                                Sample sample) {
+  const int rows = sample_count(M), columns = sample_count(N);
+  const int p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= rows * columns) return;
+  const int i = p / columns, t = p % columns;
+  const Stats column = columnStats[sampled_line(t, N)];
+  const Line c{static_cast<double>(sample.columnIntegers[t]), sqrt(column.squares), column.scale(T),
+               column.magnitude_exponent(K),
+               column.flags() | (sample.columnInexact[t] ? kInexact : 0)};
+  if (uncertified(line_bound(sample.rowLines[i], K, budget, fabs(double(alpha))),
+                  line_bound(c, K, 1.0, 1.0), sample.G[p])) {
+    sample.rowFails[i] = 1;
+    sample.columnFails[t] = 1;
+  }
+}
+
+// Before any integer work, one thread: whether the integer path runs, or rung 15 takes the
+// whole problem (plan->wholePath). The prediction's two estimates of the share of rows and of
+// columns that the slow path would take: the heavy lines' (a heavy column puts a failure in
+// every row, and a heavy row one in every column), and the sample's (a row whose sampled
+// columns hold a failure with probability q holds one among all N with about 1 - (1 - q)^(N /
+// sampled columns)). The larger of each; rung 15 where both shares pass kSlowPathShare.
+__global__ void sgemm_ozaki_int8_decide(int M, int N, int sampledRows, int sampledColumns,
+                                        Sample sample, bool predict, Plan* plan) {
+  if (threadIdx.x != 0) return;
+  double rows = plan->heavy[1] ? 1.0 : static_cast<double>(plan->heavy[0]) / M;
+  double columns = plan->heavy[0] ? 1.0 : static_cast<double>(plan->heavy[1]) / N;
+  for (int i = 0; i < sampledRows; ++i) plan->sampled[0] += sample.rowFails[i];
+  for (int t = 0; t < sampledColumns; ++t) plan->sampled[1] += sample.columnFails[t];
+  if (sampledRows > 0 && sampledColumns > 0) {
+    const double q = static_cast<double>(plan->sampled[0]) / sampledRows;
+    const double r = static_cast<double>(plan->sampled[1]) / sampledColumns;
+    rows = fmax(rows, 1 - pow(1 - q, static_cast<double>(N) / sampledColumns));
+    columns = fmax(columns, 1 - pow(1 - r, static_cast<double>(M) / sampledRows));
+  }
+  const bool whole = predict && fmin(rows, columns) > kSlowPathShare;
+  plan->integer = !whole;
+  if (whole) plan->wholePath[0] = M, plan->wholePath[1] = N;
+}
+
+// After the certificate (sgemm_ozaki_int8_list), one thread: the slow path by rows, or by
+// columns where they cover less of C (as the reconstruction chooses); past its buffers' cap, the
+// whole problem to rung 15 and no reconstruction.
+__global__ void sgemm_ozaki_int8_assign(int M, int N, int rowsCap, int columnsCap, Plan* plan) {
+  if (threadIdx.x != 0 || !plan->integer) return;
+  const bool byRows =
+      static_cast<long long>(plan->flagged[0]) * N <= static_cast<long long>(plan->flagged[1]) * M;
+  const int slow = plan->flagged[byRows ? 0 : 1];
+  if (slow > (byRows ? rowsCap : columnsCap)) {
+    plan->latePath[0] = M, plan->latePath[1] = N;
+    return;
+  }
+  plan->reconstruct = 1;
+  if (byRows)
+    plan->rowsPath[0] = slow, plan->rowsPath[1] = N;
+  else
+    plan->columnsPath[0] = M, plan->columnsPath[1] = slow;
+}
