@@ -11,6 +11,12 @@
 
 #include "16_ozaki_int8.cu"
 
+// Rung 16's launcher calls rung 15's; this program only runs the helpers on the host, so a
+// stand-in lets it link without rung 15's file (and its sm_80 code).
+cudaError_t sgemm::every_shape_3xtf32::launch_limited(const Gemm&, const int*, cudaStream_t) {
+  return cudaErrorNotSupported;
+}
+
 namespace before {  // kernels/16_ozaki_int8.cu at 3835c46
 
 struct Scaled {
