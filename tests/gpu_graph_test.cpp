@@ -136,13 +136,18 @@ TEST_P(Graphs, ReplayIsBitwiseTheDirectCall) {
                                 << " (a call inside it that capture forbids)";
   cudaGraphExec_t exec = nullptr;
   CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  CUDA_CHECK(cudaGraphLaunch(exec, stream_));
-  reset(direct);
-  ASSERT_EQ(run(c, A.get(), a.length, B.get(), b.length, direct.get(), cs.length, stream_, &why),
-            Status::ok)
-      << why;
-  CUDA_CHECK(cudaStreamSynchronize(stream_));
-  EXPECT_EQ(bits(replayed), bits(direct)) << c.name << ": the replay differs from the direct call";
+  // Replays the graph into `replayed`, calls directly into `direct`: the two must be bitwise equal.
+  auto replay_matches_direct = [&](const char* when) {
+    CUDA_CHECK(cudaGraphLaunch(exec, stream_));
+    reset(direct);
+    ASSERT_EQ(run(c, A.get(), a.length, B.get(), b.length, direct.get(), cs.length, stream_, &why),
+              Status::ok)
+        << why;
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    EXPECT_EQ(bits(replayed), bits(direct)) << c.name << ": " << when;
+  };
+  replay_matches_direct("the replay differs from the direct call");
+  if (HasFatalFailure()) return;
 
   // Later: the workspace given back, other calls in between, new values in the same buffers.
   ASSERT_EQ(release_workspace(&why), Status::ok) << why;
@@ -158,13 +163,7 @@ TEST_P(Graphs, ReplayIsBitwiseTheDirectCall) {
   }
   fill(c.a2, c.b2, 21);
   reset(replayed);
-  CUDA_CHECK(cudaGraphLaunch(exec, stream_));
-  reset(direct);
-  ASSERT_EQ(run(c, A.get(), a.length, B.get(), b.length, direct.get(), cs.length, stream_, &why),
-            Status::ok)
-      << why;
-  CUDA_CHECK(cudaStreamSynchronize(stream_));
-  EXPECT_EQ(bits(replayed), bits(direct)) << c.name << ": the later replay on new values differs";
+  replay_matches_direct("the later replay on new values differs");
   CUDA_CHECK(cudaGraphExecDestroy(exec));
   CUDA_CHECK(cudaGraphDestroy(graph));
 }
