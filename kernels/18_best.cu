@@ -10,16 +10,20 @@
 // 15 by itself.
 //
 // The prediction is data, as rung 11's is, one level up: a table of every candidate's measured
-// rate (GFLOP/s) on a log-spaced grid of shapes (kernels/18_best_table.inc, written by
-// scripts/autotune --best from a run of sgemm_best_rates; adding a candidate is a column of
-// rates). Between grid shapes the rate is interpolated trilinearly in (log M, log N, log K), on
-// log rates: a rate changes by factors, not by steps, as a dimension doubles, and a prediction
-// that moves smoothly with the shape puts the switch from one path to the next between grid
-// points, where the measurements cross, not at the edge of a cell as the nearest measured
-// shape would. Beyond the grid's edges the rate is held: past 8192 a dimension adds waves of
-// tiles at the rate the GPU has already reached. Rung 11 modelled its tiles from two constants
-// each; a whole rung's rate has too many causes (pre-passes, waves, split-K, a certificate) for
-// a model, so this one is measured where it is used.
+// rate (GFLOP/s) on a log-spaced grid of shapes, one table per GPU measured
+// (kernels/18_best_table_h200.inc, _h100.inc, written by scripts/autotune --best from a run of
+// sgemm_best_rates; adding a candidate is a column of rates). The table measured on a GPU of the
+// device's name serves it; on another GPU, the one measured on the GPU nearest it in balance
+// (memory bandwidth per SM-GHz, the one fact in which the H200 and the H100 differ: the more a
+// GPU has, the less rung 16's pre-passes and rung 15's split operands cost beside the products).
+// Between grid shapes the rate is interpolated trilinearly in (log M, log N, log K), on log rates:
+// a rate changes by factors, not by steps, as a dimension doubles, and a prediction that moves
+// smoothly with the shape puts the switch from one path to the next between grid points, where the
+// measurements cross, not at the edge of a cell as the nearest measured shape would. Beyond the
+// grid's edges the rate is held: past 8192 a dimension adds waves of tiles at the rate the GPU has
+// already reached. Rung 11 modelled its tiles from two constants each; a whole rung's rate has too
+// many causes (pre-passes, waves, split-K, a certificate) for a model, so this one is measured
+// where it is used.
 //
 // On any GPU but a Hopper (or in a build without 90) the table does not apply, and the model is
 // the fallback table's: every candidate is sm_90a code and hands the problem on
@@ -41,45 +45,80 @@
 #include "best_choice.h"  // the table and the choice, as host code the CPU tests call
 #include "dispatch.h"     // launch_with_fallbacks: a rung and its chain
 #include "rung_id.h"      // a column's rung: rung_id(name), RungId::ozaki_int8
+#include "runtime.h"      // PerDevice: each device's table, found once
 #include "sgemm.h"        // Gemm, and the registry: rung_info()
 
 namespace sgemm::best {
 
-const Table& table() {
-  static const Table built = [] {
-    Table t;
-    struct Row {
-      int M, N, K;
-      std::vector<double> rates;
-    };
-    std::vector<Row> rows;
+namespace {
+
+struct Row {
+  int M, N, K;
+  std::vector<double> rates;
+};
+
+// Each row to its place in the grid; a row off the grid, or with a rate too many or too few, is
+// left out, and a shape with no row keeps rates of 0 (tests/best_table_test.cpp finds both).
+Table placed(Table t, const std::vector<Row>& rows) {
+  const size_t C = t.candidates.size();
+  t.rates.assign(t.Ms.size() * t.Ns.size() * t.Ks.size() * C, 0.0);
+  auto at = [](const std::vector<int>& axis, int x) {
+    return static_cast<size_t>(std::find(axis.begin(), axis.end(), x) - axis.begin());
+  };
+  t.rows = rows.size();
+  for (const Row& r : rows) {
+    const size_t m = at(t.Ms, r.M), n = at(t.Ns, r.N), k = at(t.Ks, r.K);
+    if (m == t.Ms.size() || n == t.Ns.size() || k == t.Ks.size() || r.rates.size() != C) continue;
+    std::copy(r.rates.begin(), r.rates.end(),
+              t.rates.begin() + ((m * t.Ns.size() + n) * t.Ks.size() + k) * C);
+  }
+  return t;
+}
+
+}  // namespace
+
+const std::vector<Table>& tables() {
+  static const std::vector<Table> built = [] {
+    std::vector<Table> all;
+#define BEST_GPU(name, sms, mhz, gbs) t.gpu = {name, sms, mhz, gbs};
 #define BEST_SOURCE(text) t.source = text;
 #define BEST_CANDIDATES(...) t.candidates = {__VA_ARGS__};
 #define BEST_AXIS(axis, ...) t.axis = {__VA_ARGS__};
 #define BEST_RATE(M, N, K, ...) rows.push_back({M, N, K, {__VA_ARGS__}});
-#include "18_best_table.inc"
+    {  // the H200's: the first, the one the docs' predictions show
+      Table t;
+      std::vector<Row> rows;
+#include "18_best_table_h200.inc"
+      all.push_back(placed(t, rows));
+    }
+    {
+      Table t;
+      std::vector<Row> rows;
+#include "18_best_table_h100.inc"
+      all.push_back(placed(t, rows));
+    }
+#undef BEST_GPU
 #undef BEST_SOURCE
 #undef BEST_CANDIDATES
 #undef BEST_AXIS
 #undef BEST_RATE
-    // Each row to its place in the grid; a row off the grid, or with a rate too many or too
-    // few, is left out, and a shape with no row keeps rates of 0 (tests/best_table_test.cpp
-    // finds both).
-    const size_t C = t.candidates.size();
-    t.rates.assign(t.Ms.size() * t.Ns.size() * t.Ks.size() * C, 0.0);
-    auto at = [](const std::vector<int>& axis, int x) {
-      return static_cast<size_t>(std::find(axis.begin(), axis.end(), x) - axis.begin());
-    };
-    t.rows = rows.size();
-    for (const Row& r : rows) {
-      const size_t m = at(t.Ms, r.M), n = at(t.Ns, r.N), k = at(t.Ks, r.K);
-      if (m == t.Ms.size() || n == t.Ns.size() || k == t.Ks.size() || r.rates.size() != C) continue;
-      std::copy(r.rates.begin(), r.rates.end(),
-                t.rates.begin() + ((m * t.Ns.size() + n) * t.Ks.size() + k) * C);
-    }
-    return t;
+    return all;
   }();
   return built;
+}
+
+size_t table_for(const std::vector<Table>& tables, const GpuProfile& device) {
+  for (size_t i = 0; i < tables.size(); ++i)
+    if (tables[i].gpu.name == device.name) return i;
+  size_t nearest = 0;
+  double distance = INFINITY;
+  for (size_t i = 0; i < tables.size(); ++i) {
+    const double a = tables[i].gpu.balance(), b = device.balance();
+    if (a <= 0 || b <= 0) continue;
+    const double d = std::abs(std::log(a / b));
+    if (d < distance) nearest = i, distance = d;
+  }
+  return nearest;
 }
 
 namespace {
@@ -136,7 +175,7 @@ int choose(const Table& table, int M, int N, int K, const std::vector<bool>& usa
 
 namespace {
 
-// The table's candidates as rungs of the registry, each column's name read into a RungId once: an
+// A table's candidates as rungs of the registry, each column's name read into a RungId once: an
 // FP32 rung other than this one, or nullptr (a column measured by a build that had a rung this
 // one lacks).
 struct Candidates {
@@ -144,26 +183,60 @@ struct Candidates {
   std::vector<bool> usable;
 };
 
-const Candidates& candidates() {
-  static const Candidates found = [] {
-    Candidates f;
-    for (const std::string& name : table().candidates) {
-      const std::optional<RungId> id = rung_id(name);
-      const RungInfo* hit = id && *id != RungId::best ? &rung_info(*id) : nullptr;
-      if (hit && hit->precision != Precision::fp32) hit = nullptr;
-      f.rungs.push_back(hit);
-      f.usable.push_back(hit != nullptr);
-    }
-    return f;
-  }();
-  return found;
+Candidates candidates_of(const Table& table) {
+  Candidates f;
+  for (const std::string& name : table.candidates) {
+    const std::optional<RungId> id = rung_id(name);
+    const RungInfo* hit = id && *id != RungId::best ? &rung_info(*id) : nullptr;
+    if (hit && hit->precision != Precision::fp32) hit = nullptr;
+    f.rungs.push_back(hit);
+    f.usable.push_back(hit != nullptr);
+  }
+  return f;
+}
+
+// The current device as the choice of table reads it: its name, and its balance from the
+// attributes the driver reports (peak memory bandwidth: two transfers per memory clock).
+cudaError_t device_profile(int device, GpuProfile* out) {
+  cudaDeviceProp prop;
+  int sms = 0, mhz = 0, memoryKhz = 0, busBits = 0;
+  cudaError_t err = cudaGetDeviceProperties(&prop, device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&mhz, cudaDevAttrClockRate, device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute(&memoryKhz, cudaDevAttrMemoryClockRate, device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute(&busBits, cudaDevAttrGlobalMemoryBusWidth, device);
+  if (err != cudaSuccess) return err;
+  *out = {prop.name, sms, mhz / 1000, 2.0 * memoryKhz * 1e3 * (busBits / 8) / 1e9};
+  return cudaSuccess;
+}
+
+// The current device's table, found once per device.
+cudaError_t current_table(size_t* index) {
+  static runtime::PerDevice<size_t> found;
+  return found.get(index, [](int device, size_t* out) {
+    GpuProfile profile;
+    const cudaError_t err = device_profile(device, &profile);
+    if (err == cudaSuccess) *out = table_for(tables(), profile);
+    return err;
+  });
 }
 
 }  // namespace
 
 cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
-  const Candidates& c = candidates();
-  const int chosen = choose(table(), gemm.M, gemm.N, gemm.K, c.usable);
+  static const std::vector<Candidates> all = [] {
+    std::vector<Candidates> c;
+    for (const Table& t : tables()) c.push_back(candidates_of(t));
+    return c;
+  }();
+  size_t index = 0;
+  const cudaError_t err = current_table(&index);
+  if (err != cudaSuccess) return err;
+  const Candidates& c = all[index];
+  const int chosen = choose(tables()[index], gemm.M, gemm.N, gemm.K, c.usable);
   if (chosen < 0) return cudaErrorInvalidValue;  // no column is a rung: tests/best_table_test
   return runtime::launch_with_fallbacks(*c.rungs[chosen], gemm, stream);
 }

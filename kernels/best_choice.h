@@ -1,5 +1,6 @@
-// Rung 18's choice as host code: the table of measured rates (kernels/18_best_table.inc,
-// written by scripts/autotune --best) and the predictions made from it. No CUDA here, so that
+// Rung 18's choice as host code: the tables of measured rates, one per GPU measured
+// (kernels/18_best_table_<gpu>.inc, written by scripts/autotune --best), which of them serves a
+// GPU, and the predictions made from it. No CUDA here, so that
 // tests/best_table_test.cpp checks the table and the choice on a machine without a GPU, and
 // sgemm_best_rates --predict prints what the launcher would choose.
 #pragma once
@@ -9,10 +10,23 @@
 
 namespace sgemm::best {
 
+// The GPU a table was measured on, or the one a launch runs on: what the choice of table reads.
+struct GpuProfile {
+  std::string name;          // as the driver names it, e.g. "NVIDIA H100 80GB HBM3"
+  int sms = 0;               // multiprocessors
+  int clock_mhz = 0;         // the rated maximum SM clock
+  double bandwidth_gbs = 0;  // peak memory bandwidth, GB/s (0: not known)
+  // Memory bandwidth per unit of arithmetic: GB/s per SM-GHz; 0 when a fact is missing.
+  double balance() const {
+    return sms > 0 && clock_mhz > 0 ? bandwidth_gbs / (sms * clock_mhz * 1e-3) : 0;
+  }
+};
+
 // Rates measured on a grid of shapes: every (M, N, K) with M from Ms, N from Ns, K from Ks,
 // and for each, the GFLOP/s of every candidate. A candidate is a rung of kernels/ladder.inc,
 // by name; adding one is a column of rates.
 struct Table {
+  GpuProfile gpu;                       // where the rates were measured (BEST_GPU)
   std::vector<std::string> candidates;  // the columns: rung names
   std::vector<int> Ms, Ns, Ks;          // each axis, ascending
   // rates[((m * Ns.size() + n) * Ks.size() + k) * candidates.size() + c]: GFLOP/s of candidate
@@ -26,8 +40,16 @@ struct Table {
   }
 };
 
-// The table compiled into the library (kernels/18_best_table.inc).
-const Table& table();
+// The tables compiled into the library, one per GPU measured (kernels/18_best_table_*.inc);
+// the first is the one the docs' predictions and a GPU of no known balance use.
+const std::vector<Table>& tables();
+
+// Which table serves `device`: the one measured on a GPU of the same name; else a model, the
+// one whose GPU is nearest in balance (memory bandwidth per SM-GHz, compared in log): whether a
+// path's pre-passes and reads or its arithmetic set its time is what moves the crossings
+// between paths from one GPU to the next (the H200 and the H100 differ in bandwidth alone);
+// else, with the balance unknown, the first.
+size_t table_for(const std::vector<Table>& tables, const GpuProfile& device);
 
 // Each candidate's predicted time for an M x N x K product, in microseconds, in the table's
 // column order: its rate interpolated trilinearly in (log M, log N, log K) between the eight

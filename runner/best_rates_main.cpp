@@ -1,4 +1,4 @@
-// sgemm_best_rates: the measurements behind rung 18's table (kernels/18_best_table.inc). For
+// sgemm_best_rates: the measurements behind rung 18's tables (kernels/18_best_table_*.inc). For
 // each shape given, cuBLAS SGEMM and every candidate rung are timed in turn on the same
 // full-precision uniform inputs (docs/00_method.md, "Timing"), after each candidate has passed
 // the FP32 checks on an odd shape. scripts/autotune --best runs it on the table's grid and the
@@ -7,7 +7,8 @@
 //   scripts/autotune --best                    # measure, then write the table and the JSON
 //
 // With --predict it runs nothing on a GPU: it prints, per shape, each candidate's predicted
-// time from the table compiled in, and the one rung 18 would choose (docs/18_best.md).
+// time from a table compiled in (--gpu's, by name, else the first), and the one rung 18 would
+// choose there (docs/18_best.md).
 #include <cstdio>
 #include <ctime>
 #include <sstream>
@@ -23,11 +24,15 @@ namespace {
 
 using namespace sgemm;
 
-// The candidates of the table compiled in, unless --candidates names others.
-std::vector<std::string> table_candidates() { return best::table().candidates; }
+// The candidates of the first table compiled in, unless --candidates names others.
+std::vector<std::string> table_candidates() { return best::tables().front().candidates; }
 
-int predict(const std::vector<Shape>& shapes) {
-  const best::Table& t = best::table();
+int predict(const std::vector<Shape>& shapes, const std::string& gpu) {
+  best::GpuProfile profile;
+  profile.name = gpu;
+  const best::Table& t = best::tables()[best::table_for(best::tables(), profile)];
+  if (!gpu.empty() && t.gpu.name != gpu)
+    throw Error("no table compiled in was measured on '" + gpu + "'");
   std::printf("M,N,K,chosen");
   for (const std::string& c : t.candidates) std::printf(",%s_us", c.c_str());
   std::printf("\n");
@@ -101,9 +106,10 @@ int main(int argc, char** argv) {
   r.json_path = "best_rates.json";
   std::vector<std::string> names = table_candidates();
   bool predict_only = false;
+  std::string gpu;
   CLI::App app(
       "Times cuBLAS SGEMM and rung 18's candidates in turn on each shape, for its table\n"
-      "(scripts/autotune --best writes kernels/18_best_table.inc from the JSON); with\n"
+      "(scripts/autotune --best writes kernels/18_best_table_<gpu>.inc from the JSON); with\n"
       "--predict, prints the table's predictions instead and needs no GPU.",
       "sgemm_best_rates");
   CommonOptions common(app, r);
@@ -112,6 +118,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--predict", predict_only,
                "print each candidate's predicted time and the choice, as CSV; time nothing");
+  app.add_option("--gpu", gpu,
+                 "with --predict: the table measured on this GPU (default: the first)");
   app.footer(exit_status_help("a candidate failed its check",
                               "no usable GPU, a CUDA error, or the --json file cannot be written"));
   app.callback([&] { common.finish(square_shapes({4096})); });
@@ -125,7 +133,7 @@ int main(int argc, char** argv) {
     return is_help ? kExitOk : status;
   }
   try {
-    return predict_only ? predict(r.shapes) : measure(r, names);
+    return predict_only ? predict(r.shapes, gpu) : measure(r, names);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sgemm_best_rates: %s\n", e.what());
     return kExitRuntimeError;

@@ -124,6 +124,10 @@ GpuInfo gpu_info(int device) {
   int khz = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device));
   info.sm_clock_max_mhz = khz / 1000;
+  int memoryKhz = 0, busBits = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&memoryKhz, cudaDevAttrMemoryClockRate, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&busBits, cudaDevAttrGlobalMemoryBusWidth, device));
+  info.memory_bandwidth_gbs = 2.0 * memoryKhz * 1e3 * (busBits / 8) / 1e9;
   int runtime = 0, driver = 0;
   CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
   CUDA_CHECK(cudaDriverGetVersion(&driver));

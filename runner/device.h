@@ -44,7 +44,8 @@ struct GpuInfo {
   int sm_clock_current_mhz = 0;  // from NVML when present, else 0 (unknown)
   int l2_bytes = 0;
   size_t memory_bytes = 0;
-  std::string driver_version;  // e.g. "580.159.04" from NVML, else the CUDA driver API version
+  double memory_bandwidth_gbs = 0;  // peak: two transfers per memory clock over the bus
+  std::string driver_version;       // e.g. "580.159.04" from NVML, else the CUDA driver API version
   std::string cuda_runtime_version;  // e.g. "13.0"
   std::string cuda_driver_version;   // the newest CUDA the driver supports, e.g. "13.0"
 };

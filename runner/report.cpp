@@ -111,6 +111,7 @@ nlohmann::ordered_json to_json(const GpuInfo& gpu) {
           {"sm_count", gpu.sm_count},
           {"sm_clock_mhz", gpu.sm_clock_current_mhz},
           {"sm_clock_max_mhz", gpu.sm_clock_max_mhz},
+          {"memory_bandwidth_gbs", std::round(gpu.memory_bandwidth_gbs)},
           {"driver", gpu.driver_version},
           {"cuda_driver", gpu.cuda_driver_version},
           {"cuda_runtime", gpu.cuda_runtime_version}};

@@ -1,8 +1,10 @@
-// Rung 18's table and choice, as host code (kernels/best_choice.h): no GPU needed. The table
-// compiled in is whole and names rungs that exist; the interpolation reproduces what it should
-// (grid points, rates that follow a power law, held edges); the choice takes the fastest.
+// Rung 18's tables and choice, as host code (kernels/best_choice.h): no GPU needed. Every table
+// compiled in is whole, names rungs that exist and the GPU it was measured on; a GPU gets its
+// own table by name, another the nearest in balance; the interpolation reproduces what it
+// should (grid points, rates that follow a power law, held edges); the choice takes the fastest.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
 #include <string>
 #include <tuple>
@@ -15,7 +17,25 @@
 namespace sgemm::best {
 namespace {
 
-TEST(BestTable, IsWhole) {
+// Each test of the tables compiled in runs on every one of them.
+class EveryTable : public ::testing::TestWithParam<size_t> {
+ protected:
+  const Table& table() const { return tables().at(GetParam()); }
+};
+
+TEST(BestTables, OnePerGpuMeasuredEachNamed) {
+  ASSERT_GE(tables().size(), 2u) << "the H200's and the H100's";
+  for (size_t i = 0; i < tables().size(); ++i) {
+    const GpuProfile& g = tables()[i].gpu;
+    EXPECT_FALSE(g.name.empty());
+    EXPECT_GT(g.sms, 0) << g.name;
+    EXPECT_GT(g.clock_mhz, 0) << g.name;
+    for (size_t j = 0; j < i; ++j) EXPECT_NE(tables()[j].gpu.name, g.name) << "one table a GPU";
+    EXPECT_EQ(table_for(tables(), g), i) << g.name << " gets its own table";
+  }
+}
+
+TEST_P(EveryTable, IsWhole) {
   const Table& t = table();
   EXPECT_FALSE(t.source.empty());
   ASSERT_FALSE(t.candidates.empty());
@@ -36,7 +56,7 @@ TEST(BestTable, IsWhole) {
         }
 }
 
-TEST(BestTable, CandidatesAreOtherFp32Rungs) {
+TEST_P(EveryTable, CandidatesAreOtherFp32Rungs) {
   for (const std::string& name : table().candidates) {
     const std::optional<RungId> id = rung_id(name);
     ASSERT_TRUE(id.has_value()) << "'" << name << "' is not in kernels/ladder.inc";
@@ -46,7 +66,7 @@ TEST(BestTable, CandidatesAreOtherFp32Rungs) {
 }
 
 // A data-dependent candidate's rate counts kDataDependentMargin times less (best_choice.h).
-TEST(BestTable, AtAGridShapeTheFastestMeasuredRateWins) {
+TEST_P(EveryTable, AtAGridShapeTheFastestMeasuredRateWins) {
   const Table& t = table();
   for (size_t m = 0; m < t.Ms.size(); ++m)
     for (size_t n = 0; n < t.Ns.size(); ++n)
@@ -63,7 +83,7 @@ TEST(BestTable, AtAGridShapeTheFastestMeasuredRateWins) {
       }
 }
 
-TEST(BestTable, PredictionsArePositiveAndFinite) {
+TEST_P(EveryTable, PredictionsArePositiveAndFinite) {
   const Table& t = table();
   for (int s : {1, 100, 128, 1000, 4095, 16384, 100000}) {
     const std::vector<double> micros = predict_micros(t, s, s, s);
@@ -71,6 +91,46 @@ TEST(BestTable, PredictionsArePositiveAndFinite) {
     for (size_t c = 0; c < micros.size(); ++c)
       EXPECT_TRUE(std::isfinite(micros[c]) && micros[c] > 0) << s << " " << t.candidates[c];
   }
+}
+
+INSTANTIATE_TEST_SUITE_P(Compiled, EveryTable, ::testing::Range<size_t>(0, tables().size()),
+                         [](const ::testing::TestParamInfo<size_t>& p) {
+                           std::string name = tables()[p.param].gpu.name;
+                           for (char& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
+
+// Three GPUs of one SM count and clock, told apart by bandwidth (GB/s per SM-GHz: 10, 20, 40).
+std::vector<Table> three_gpus() {
+  std::vector<Table> t(3);
+  t[0].gpu = {"A", 100, 1000, 1000};
+  t[1].gpu = {"B", 100, 1000, 2000};
+  t[2].gpu = {"C", 100, 1000, 4000};
+  return t;
+}
+
+TEST(BestTableFor, ByNameFirst) {
+  const std::vector<Table> t = three_gpus();
+  EXPECT_EQ(table_for(t, {"C", 1, 1, 1}), 2u) << "a name match wins whatever the balance";
+  EXPECT_EQ(table_for(t, {"B", 0, 0, 0}), 1u);
+}
+
+TEST(BestTableFor, ElseTheNearestBalanceInLog) {
+  const std::vector<Table> t = three_gpus();
+  EXPECT_EQ(table_for(t, {"X", 100, 1000, 1300}), 0u);
+  EXPECT_EQ(table_for(t, {"X", 100, 1000, 1500}), 1u) << "1500 is nearer 2000 than 1000 in log";
+  EXPECT_EQ(table_for(t, {"X", 50, 1000, 2000}), 2u) << "half the SMs: twice the balance";
+  EXPECT_EQ(table_for(t, {"X", 100, 1000, 1e6}), 2u) << "held at the ends";
+}
+
+TEST(BestTableFor, UnknownBalanceTakesTheFirst) {
+  std::vector<Table> t = three_gpus();
+  EXPECT_EQ(table_for(t, {"X", 100, 1000, 0}), 0u) << "the device's bandwidth unknown";
+  t[0].gpu.bandwidth_gbs = 0;
+  EXPECT_EQ(table_for(t, {"X", 100, 1000, 1000}), 1u) << "a table of unknown balance is skipped";
+  for (Table& x : t) x.gpu.bandwidth_gbs = 0;
+  EXPECT_EQ(table_for(t, {"X", 100, 1000, 1000}), 0u);
 }
 
 // A synthetic table: two candidates on a 3 x 3 x 3 grid, whose rates follow power laws.

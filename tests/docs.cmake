@@ -19,9 +19,9 @@
 #    bench runs have it (scripts/inputs-table --check);
 #  - docs.install_line: the README's install line works as root (no sudo) and as a user
 #    (sudo), without a terminal (tests/readme_install_test.py, with stand-ins for apt-get).
-#  - docs.best_predictions: doc 18's predictions beside outcomes, as the table compiled into
-#    sgemm_best_rates and the committed measurements give them (scripts/autotune --best
-#    --predictions --check).
+#  - docs.best_predictions_<gpu>: doc 18's predictions beside outcomes for each GPU measured,
+#    as that GPU's table compiled into sgemm_best_rates and its committed measurements give
+#    them (scripts/autotune --best --predictions --check --results results/<gpu>).
 #  - docs.pictures: the pictures of docs 00-11 (docs/pictures/*.svg) are what scripts/pictures
 #    draws from the kernels' and the runner's constants now (scripts/pictures --check);
 #  - docs.pictures_planted: a changed constant, a picture edited by hand or missing makes that
@@ -37,7 +37,8 @@
 #    register split, an instruction claim, a number in no committed JSON, a missing heading)
 #    and pass it without them (tests/docs_checks_test.py).
 set(_docs_tests docs.diffs_in_step docs.measured_tables docs.tables_script
-    docs.precision_tables docs.inputs_tables docs.facts docs.install_line docs.best_predictions
+    docs.precision_tables docs.inputs_tables docs.facts docs.install_line
+    docs.best_predictions_h200 docs.best_predictions_h100
     docs.template docs.numbers docs.comment_share docs.checks_script docs.pictures
     docs.pictures_planted)
 find_package(Python3 3.8 COMPONENTS Interpreter)
@@ -54,9 +55,11 @@ if(Python3_Interpreter_FOUND)
     COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/docs-facts --check)
   add_test(NAME docs.tables_script
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/docs_tables_test.py)
-  add_test(NAME docs.best_predictions
-    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/autotune --best --predictions
-            --check --build $<TARGET_FILE_DIR:sgemm_best_rates>)
+  foreach(gpu IN ITEMS h200 h100)  # doc 18's block of each GPU's table
+    add_test(NAME docs.best_predictions_${gpu}
+      COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/autotune --best --predictions
+              --check --results results/${gpu} --build $<TARGET_FILE_DIR:sgemm_best_rates>)
+  endforeach()
   foreach(check IN ITEMS template numbers)
     add_test(NAME docs.${check}
       COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/docs-lint ${check})

@@ -4,14 +4,16 @@
 # timed in turn with cuBLAS SGEMM; then the one call at 4096^3 and 1000^3 in NT, TN and TT
 # (row-major), and column-major NN; the error against FP64 of cuBLAS SGEMM and the one call at
 # 4096^3 on uniform and wide-range inputs. JSON under $OUT (the smaller runs in logs.tar.gz).
-# With --table, rung 18's table is measured first on this GPU (scripts/autotune --best; the
+# With --table, rung 18's table of this GPU is measured first (scripts/autotune --best; the
 # table and best_rates.json come back under $OUT) and the bench runs with it built in.
 #   experiments/one_call/vs_cublas.sh [--table]
 source "$(dirname "$0")/../session_common.sh"
 if [ "${1:-}" = --table ]; then
   configure_and_build
-  step autotune 330 scripts/autotune --best --build $B
-  cp results/h200/best_rates.json kernels/18_best_table.inc "$OUT/"
+  # this GPU's results folder and table: h100 on an H100, h200 otherwise
+  gpu=h200; nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H100 && gpu=h100
+  step autotune 330 scripts/autotune --best --build $B --results results/$gpu
+  cp results/$gpu/best_rates.json kernels/18_best_table_$gpu.inc "$OUT/"
 fi
 configure_and_build sgemm sgemm_bench
 step bench_suite 420 $B/sgemm_bench --rungs 11,15,16,17,18 --shapes all \

@@ -1,6 +1,7 @@
-"""scripts/autotune --best: rung 18's table of measured rates (kernels/18_best_table.inc),
+"""scripts/autotune --best: rung 18's tables of measured rates (kernels/18_best_table_<gpu>.inc),
 measured by sgemm_best_rates, read from a run's JSON or made provisionally from the bench's
 committed results, and doc 18's predictions beside outcomes."""
+import json
 import os
 import re
 import subprocess
@@ -15,15 +16,17 @@ from .autotune_search import run
 ROOT = ladder.ROOT
 
 
-def write_best_table(rates, header, source):
-    path = os.path.join(ROOT, best_table.INC)
-    with open(path, "w") as f:
-        f.write(best_table.inc_text(rates, header, source))
-    print(f"wrote {best_table.INC} ({source})")
+def write_best_table(results, rates, header, source, gpu):
+    inc = best_table.inc_path(results)
+    with open(os.path.join(ROOT, inc), "w") as f:
+        f.write(best_table.inc_text(rates, header, source, gpu))
+    print(f"wrote {inc} ({source})")
 
 
-PREDICTIONS = re.compile(r"(<!-- best-predictions:begin -->\n)(.*?)(<!-- best-predictions:end -->)",
-                         re.S)
+def predictions_block(gpu_folder):
+    """Doc 18's block of predictions beside outcomes for one GPU's results folder."""
+    tag = f"best-predictions-{gpu_folder}"
+    return tag, re.compile(rf"(<!-- {tag}:begin -->\n)(.*?)(<!-- {tag}:end -->)", re.S)
 
 
 # A block's most runs in --best: small shapes then take 300 runs, not 1000 (each run also
@@ -39,7 +42,9 @@ def best_predictions(args, results):
         run(["cmake", "--build", args.build, "--target", "sgemm_best_rates"],
             stdout=subprocess.DEVNULL)
     shapes = best_table.suite_shapes(os.path.join(results, "bench.json"))
-    out = subprocess.run([os.path.join(args.build, "sgemm_best_rates"), "--predict"] +
+    gpu = best_table.measured_rates(os.path.join(results, "best_rates.json"))[1]["gpu"]
+    binary = os.path.join(args.build, "sgemm_best_rates")
+    out = subprocess.run([binary, "--predict", "--gpu", gpu] +
                          [f"--mnk={m}x{n}x{k}" for m, n, k in shapes],
                          check=True, capture_output=True, text=True).stdout.splitlines()
     names = [c.removesuffix("_us") for c in out[0].split(",")[4:]]
@@ -52,9 +57,10 @@ def best_predictions(args, results):
     text = best_table.predictions_markdown(shapes, predicted, outcomes, sources)
     doc = os.path.join(ROOT, "docs", "18_best.md")
     now = open(doc).read()
-    wanted, count = PREDICTIONS.subn(lambda m: m[1] + text + m[3], now)
+    tag, block = predictions_block(os.path.basename(results))
+    wanted, count = block.subn(lambda m: m[1] + text + m[3], now)
     if count != 1:
-        raise ladder.Error("docs/18_best.md needs one <!-- best-predictions:begin --> block")
+        raise ladder.Error(f"docs/18_best.md needs one <!-- {tag}:begin --> block")
     differs = generated.update(doc, "docs/18_best.md", now, wanted, args.check,
                                "predictions table", " and ".join(sources))
     if args.check and differs:
@@ -72,12 +78,16 @@ def best(args):
     if args.provisional:
         bench, inputs = (os.path.join(results, n) for n in ("bench.json", "rung16_inputs.json"))
         rates = best_table.provisional_rates(bench, inputs)
-        write_best_table(rates, [
+        ladder_json = os.path.join(results, "ladder.json")
+        context = ({"gpu": "unknown"} if not os.path.exists(ladder_json)
+                   else json.load(open(ladder_json))["context"])
+        write_best_table(results, rates, [
             "PROVISIONAL: no run of sgemm_best_rates yet. Each grid shape takes the rates of the",
             f"bench's suite shape nearest it in log M, log N, log K (the row's comment): rungs 11",
             f"and 15 and cuBLAS from {rel}/bench.json; rung 16 from {rel}/rung16_inputs.json",
             "(uniform inputs) where it has the shape, else from bench.json."],
-            f"provisional: {rel}/bench.json, {rel}/rung16_inputs.json")
+            f"provisional: {rel}/bench.json, {rel}/rung16_inputs.json",
+            best_table.gpu_profile(context, results))
         return 0
     rates_json = args.from_json or os.path.join(results, "best_rates.json")
     if not args.from_json:
@@ -93,11 +103,12 @@ def best(args):
             [f"--mnk={m}x{n}x{k}" for m, n, k in shapes])
     measured, context = best_table.measured_rates(rates_json)
     rates = {s: (measured[s], "") for s in best_table.grid_shapes()}
-    write_best_table(rates, textwrap.wrap(
+    write_best_table(results, rates, textwrap.wrap(
         f"Measured {context.get('sgemm_date', '')}: {context['gpu']}, SM clock "
         f"{context['sm_clock_mhz']} MHz, driver {context['driver']}; "
         f"{context.get('sgemm_inputs', 'uniform')} inputs; {context.get('sgemm_timing', '')}. "
         "The comment after each row: cuBLAS SGEMM's GFLOP/s, timed in turn in the same run.",
         96),
-        f"{os.path.relpath(rates_json, ROOT)}: {context['gpu']}")
+        f"{os.path.relpath(rates_json, ROOT)}: {context['gpu']}",
+        best_table.gpu_profile(context, results))
     return 0
