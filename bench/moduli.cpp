@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
       const std::string name = "rung16_moduli" + std::to_string(count);
       entries.push_back({name, sgemm::launched(
                                    [count](const sgemm::Gemm& g, cudaStream_t s) {
-                                     return sgemm::ozaki_int8::launch_moduli(count, g, s);
+                                     return sgemm::ozaki_int8::launch_moduli(count, g, s).error();
                                    },
                                    name)});
     }

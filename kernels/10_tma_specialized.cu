@@ -236,8 +236,9 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGE
 inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int STAGES>
-cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
-                        int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+runtime::LaunchAnswer launch_tile(int M, int N, int K, float alpha, const float* A, int lda,
+                                  const float* B, int ldb, float beta, float* C, int ldc,
+                                  cudaStream_t stream) {
   using T = Tile<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES>;
   const dim3 block(T::kThreads);
   const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);
@@ -246,7 +247,8 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
   // The fallback: a tensor map needs a 16-byte aligned base and rows a multiple of 16 bytes
   // apart. Where B's are not, rung 9 runs instead (A travels in 4-byte copies, which need
   // neither; C's alignment only matters to the epilogue's stores, a run-time flag).
-  if (!aligned16(B) || ldb % 4 != 0) return runtime::kShapeUnsuitable;
+  if (!aligned16(B) || ldb % 4 != 0)
+    return runtime::LaunchAnswer::hand_on(FallbackReason::shape_unsuitable);
   constexpr auto kernel = sgemm_tma_specialized<BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES>;
   CUtensorMap tmB;  // built per call (pointer and sizes change); 128 bytes
   err = runtime::allow_shared_bytes<kernel>(T::kSharedBytes);
@@ -259,7 +261,7 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
   return cudaGetLastError();
 }
 
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   //                BM   BN  BK  WM  WN WNITER TM TN STAGES
   return launch_tile<128, 256, 32, 64, 64, 4, 4, 4, 4>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,

@@ -457,9 +457,9 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
 // (docs/13). Shorter products run on the CUDA cores (kernels/fallbacks.inc).
 constexpr int kMinK = 16;
 
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
-  if (K >= 1 && K < kMinK) return runtime::kShapeUnsuitable;
+  if (K >= 1 && K < kMinK) return runtime::LaunchAnswer::hand_on(FallbackReason::shape_unsuitable);
   //                BM   BN  BK  WM  WN STAGES
   return launch_tile<128, 256, 32, 64, 64, 3>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
 }

@@ -251,7 +251,7 @@ cudaError_t multiply(int M, int N, int K, float alpha, const Split& s, const flo
 
 // Split into the workspace, multiply; the workspace goes back to the pool after the kernels
 // (stream-ordered). Where the workspace cannot hold the split operands, it says so
-// (kWorkspaceShort) and rung 13 runs instead (kernels/fallbacks.inc): the same arithmetic on
+// (workspace_short) and rung 13 runs instead (kernels/fallbacks.inc): the same arithmetic on
 // mma.sync, which needs only the flags.
 template <int BN, int BK, int STAGES, int PROMOTE>
 cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
@@ -273,11 +273,11 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
 constexpr int kMinK = 16;
 constexpr int kShortK = 2048;  // below it, chunks of 64 k (below)
 
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   // A GPU without sm_90a says so before any shape does: the reason of every problem it gets.
   if (const cudaError_t err = runtime::require_sm90(); err != cudaSuccess) return err;
-  if (K >= 1 && K < kMinK) return runtime::kShapeUnsuitable;
+  if (K >= 1 && K < kMinK) return runtime::LaunchAnswer::hand_on(FallbackReason::shape_unsuitable);
   //                 BN  BK STAGES PROMOTE
   // Short K: chunks of 64 k. A chunk's truncation error is relative to its own sum, and the
   // checks' componentwise tolerance, (2 sqrt(K) + 4) u, is tight there: on wide-range inputs

@@ -716,10 +716,11 @@ cudaError_t launch_config(int path, int slices, const Gemm& gemm, cudaStream_t s
 // Below this K three TF32 products miss FP32's componentwise bound (rung 13's kMinK).
 constexpr int kMinK = 16;
 
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream) {
   cudaError_t err = runtime::require_sm90();
   if (err != cudaSuccess) return err;
-  if (gemm.K >= 1 && gemm.K < kMinK) return runtime::kShapeUnsuitable;
+  if (gemm.K >= 1 && gemm.K < kMinK)
+    return runtime::LaunchAnswer::hand_on(FallbackReason::shape_unsuitable);
   int sms = 0;
   err = runtime::multiprocessors(&sms);
   if (err != cudaSuccess) return err;

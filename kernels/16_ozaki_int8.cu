@@ -837,7 +837,7 @@ cudaError_t multiply(int M, int N, int K, int count, const uint8_t* W, const Lay
 // buffers, the whole problem); the reconstruction; then rung 15 on the gathered rows, on the
 // gathered columns and on the whole problem, of which at most one has work (a call with none
 // returns at once on the GPU).
-cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
+runtime::LaunchAnswer launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
   if (M < 1 || N < 1 || K < 1 || lda < K || ldb < N || ldc < N || count < kMinModuli ||
       count > kMaxModuli)
@@ -845,15 +845,15 @@ cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
   cudaError_t err = runtime::require_sm90();
   if (err != cudaSuccess) return err;
   // Beyond INT32's range for the bound plane: rung 15 (kernels/fallbacks.inc).
-  if (K > kBoundMaxK) return runtime::kShapeUnsuitable;
+  if (K > kBoundMaxK) return runtime::LaunchAnswer::hand_on(FallbackReason::shape_unsuitable);
   const Layout L(M, N, K, count);
   // Below rung 15's shortest K the slow path is sgemm_ozaki_int8_short, which needs no buffers.
   const bool shortK = K < kSlowPathMinK;
   const int rowsCap = shortK ? M : slow_path_cap(M), columnsCap = shortK ? N : slow_path_cap(N);
   // Everything the launch needs, before anything is queued: without it, the problem goes down
-  // the chain (kWorkspaceShort) with C untouched.
+  // the chain (workspace_short) with C untouched.
   runtime::Workspace<uint8_t> W(L.bytes, stream);
-  if (W.error() != cudaSuccess) return W.error();  // kWorkspaceShort: kernels/fallbacks.inc
+  if (W.error() != cudaSuccess) return W.error();  // workspace_short: kernels/fallbacks.inc
   runtime::Workspace<float> rowsBuffers(shortK ? 0 : slow_path_floats(rowsCap, K, N), stream);
   if (rowsBuffers.error() != cudaSuccess) return rowsBuffers.error();
   runtime::Workspace<float> columnsBuffers(shortK ? 0 : slow_path_floats(columnsCap, K, M), stream);
@@ -980,14 +980,11 @@ cudaError_t launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
                       stream);
     if (err == cudaSuccess) err = every_shape_3xtf32::launch_limited(g, plan->latePath, stream);
   }
-  // C may hold the reconstruction now: no fallback may start again from it.
-  return err == runtime::kWorkspaceShort || err == runtime::kShapeUnsuitable ||
-                 err == runtime::kGpuUnsupported
-             ? cudaErrorLaunchOutOfResources
-             : err;
+  // C may hold the reconstruction now: no fallback may start again from it, whatever failed.
+  return runtime::LaunchAnswer::stop(err);
 }
 
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream) {
   return launch_moduli(kLadderModuli, gemm, stream);
 }
 

@@ -2,11 +2,13 @@
 // choice forced (a tile, a path, a number of slices or moduli), whatever its own rule would pick.
 // Declared here once; each is defined in the rung's kernel file, and a signature that drifts from
 // its definition fails to link. Like the launchers, each queues work on `stream` for arguments
-// the library has already checked (sgemm.h: check_arguments) and answers a CUDA error or a
-// fallback reason (runtime.h); none follows kernels/fallbacks.inc.
+// the library has already checked (sgemm.h: check_arguments) and answers a CUDA error or, as
+// rung 16's does, a runtime::LaunchAnswer (runtime.h); none follows kernels/fallbacks.inc.
 #pragma once
 
 #include <cuda_runtime_api.h>
+
+#include "runtime.h"  // LaunchAnswer: a CUDA error or a fallback reason
 
 namespace sgemm {
 struct Gemm;
@@ -29,7 +31,7 @@ cudaError_t launch_config(int path, int slices, const Gemm& gemm, cudaStream_t s
 // Rung 16 (kernels/16_ozaki_int8.cu): the Ozaki scheme with `count` moduli instead of the
 // ladder's choice (bench/moduli.cpp: speed and error against the count).
 namespace sgemm::ozaki_int8 {
-cudaError_t launch_moduli(int count, const Gemm& gemm, cudaStream_t stream);
+runtime::LaunchAnswer launch_moduli(int count, const Gemm& gemm, cudaStream_t stream);
 }  // namespace sgemm::ozaki_int8
 
 // Rung 17 (kernels/17_cluster_splitk.cu): tile `config` (0 to config_count() - 1) of its table on

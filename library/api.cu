@@ -278,15 +278,21 @@ std::string chain_name(const RungInfo& first, const RungInfo& last) {
 }
 
 // The Status of a rung's answer, and its sentence.
-Status status_of(cudaError_t err, const RungInfo& first, const RungInfo& last, std::string* why) {
+Status status_of(const runtime::LaunchAnswer& answer, const RungInfo& first, const RungInfo& last,
+                 std::string* why) {
   auto fail = [&](Status s, std::string text) {
     if (why) *why = std::move(text);
     return s;
   };
-  switch (err) {
+  if (answer.reason() == FallbackReason::shape_unsuitable)  // no row in kernels/fallbacks.inc
+    return fail(Status::cuda_error,
+                say("rung %lld cannot take these operands, and kernels/fallbacks.inc names no "
+                    "rung to run instead",
+                    last.number));
+  switch (answer.error()) {
     case cudaSuccess:
       return Status::ok;
-    case runtime::kGpuUnsupported: {  // sm_90a code off Hopper, or an architecture not built
+    case cudaErrorNoKernelImageForDevice: {  // sm_90a code off Hopper, or an architecture not built
       // The flag that adds this GPU's code to a build: its compute capability without the dot.
       const std::string capability = compute_capability();  // "8.6"
       std::string arch = capability == "unknown" ? "native" : capability;
@@ -300,21 +306,16 @@ Status status_of(cudaError_t err, const RungInfo& first, const RungInfo& last, s
                                      "), or the rung is Hopper-only (sm_90a) code");
       return fail(Status::unsupported_gpu, text);
     }
-    case runtime::kWorkspaceShort:  // the runtime left no error pending
+    case cudaErrorMemoryAllocation:  // the workspace's: it left no error pending
       return fail(Status::no_workspace,
                   chain_name(first, last) +
                       say(" needs more workspace than the limit (%lld bytes) or the device can "
                           "supply (sgemm::set_workspace_limit)",
                           static_cast<long long>(workspace_limit())));
-    case runtime::kShapeUnsuitable:  // a launcher's refusal with no row in kernels/fallbacks.inc
-      return fail(Status::cuda_error,
-                  say("rung %lld cannot take these operands, and kernels/fallbacks.inc names no "
-                      "rung to run instead",
-                      last.number));
     default:
       cudaGetLastError();  // a launch error is reported once, here, and not by the next call
       return fail(Status::cuda_error,
-                  std::string("rung launch failed: ") + cudaGetErrorString(err));
+                  std::string("rung launch failed: ") + cudaGetErrorString(answer.error()));
   }
 }
 
@@ -357,16 +358,16 @@ Status launch(const RungInfo& rung, const Operation& operation, const Gemm& g, c
   runtime::Workspace<float> copies(a_floats + b_floats, stream);
   if (copies.error() != cudaSuccess) {
     // A short workspace leaves no error pending (runtime.h); another failure is reported here.
-    if (copies.error() != runtime::kWorkspaceShort) cudaGetLastError();
+    if (copies.error() != cudaErrorMemoryAllocation) cudaGetLastError();
     if (why)
       *why = std::string("the transposed copies of the operands (") + operation.str() + ", " +
              std::to_string((a_floats + b_floats) * sizeof(float)) +
              " bytes) do not fit the workspace: " +
-             (copies.error() == runtime::kWorkspaceShort
+             (copies.error() == cudaErrorMemoryAllocation
                   ? say("its limit is %lld bytes (sgemm::set_workspace_limit)",
                         static_cast<long long>(workspace_limit()))
                   : std::string(cudaGetErrorString(copies.error())));
-    return copies.error() == runtime::kWorkspaceShort ? Status::no_workspace : Status::cuda_error;
+    return copies.error() == cudaErrorMemoryAllocation ? Status::no_workspace : Status::cuda_error;
   }
   float* at = copies.get();
   cudaError_t err = cudaSuccess;
@@ -384,8 +385,8 @@ Status launch(const RungInfo& rung, const Operation& operation, const Gemm& g, c
     return Status::cuda_error;
   }
   const RungInfo* last = &rung;
-  err = runtime::launch_chain(rung, nn, stream, &last, true);
-  return status_of(err, rung, *last, why);
+  const runtime::LaunchAnswer answer = runtime::launch_chain(rung, nn, stream, &last, true);
+  return status_of(answer, rung, *last, why);
 }
 
 Status launch(int rung, int M, int N, int K, float alpha, const float* A, int lda, const float* B,

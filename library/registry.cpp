@@ -1,25 +1,76 @@
 // The registry: the rungs (kernels/ladder.inc) and what runs when one cannot
 // (kernels/fallbacks.inc), as the library, the front doors and the tests read them.
 #include <cstdio>
+#include <functional>
 #include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
 
+#include "dispatch.h"  // answer(): a launcher's answer as it gave it
 #include "rung_id.h"
+#include "runtime.h"  // LaunchAnswer
 #include "sgemm.h"
 
-// Each kernel file defines sgemm::<name>::launch, a Launcher.
-#define RUNG(number, name, precision, summary)               \
-  namespace sgemm::name {                                    \
-  cudaError_t launch(const Gemm& gemm, cudaStream_t stream); \
+namespace sgemm::runtime {
+
+// The rungs whose launchers answer a LaunchAnswer, as they define it: they can refuse a problem
+// for a reason of their own (runtime.h). Every other launcher answers a cudaError_t. Keep this in
+// step with the kernel files: a declaration below whose answer differs from the definition's
+// still links (a function's name does not encode what it returns) and fails when it runs.
+constexpr bool answers_typed(std::string_view rung) {
+  return rung == "tma_specialized" || rung == "mma_3xtf32" || rung == "wgmma_3xtf32" ||
+         rung == "every_shape_3xtf32" || rung == "ozaki_int8";
+}
+
+}  // namespace sgemm::runtime
+
+// Each kernel file defines sgemm::<name>::launch: a Launcher, or the same with a LaunchAnswer.
+#define RUNG(number, name, precision, summary)                                                  \
+  namespace sgemm::name {                                                                       \
+  std::conditional_t<runtime::answers_typed(#name), runtime::LaunchAnswer, cudaError_t> launch( \
+      const Gemm& gemm, cudaStream_t stream);                                                   \
   }
 #include "ladder.inc"
 #undef RUNG
 
 namespace sgemm {
+namespace {
+
+// A launcher as RungInfo::launch holds it (a Launcher: a typed answer gives its error) and as
+// the chain calls it (its answer as it gave it).
+template <auto launcher>
+cudaError_t error_only(const Gemm& gemm, cudaStream_t stream) {
+  return launcher(gemm, stream).error();
+}
+template <auto launcher>
+constexpr Launcher public_launcher() {
+  if constexpr (std::is_same_v<decltype(launcher(std::declval<const Gemm&>(), cudaStream_t{})),
+                               cudaError_t>)
+    return launcher;
+  else
+    return &error_only<launcher>;
+}
+template <auto launcher>
+runtime::LaunchAnswer typed_answer(const Gemm& gemm, cudaStream_t stream) {
+  return launcher(gemm, stream);
+}
+
+using Answerer = runtime::LaunchAnswer (*)(const Gemm& gemm, cudaStream_t stream);
+
+// In rungs() order.
+constexpr Answerer kAnswerers[] = {
+#define RUNG(number, name, precision, summary) &typed_answer<&sgemm::name::launch>,
+#include "ladder.inc"
+#undef RUNG
+};
+
+}  // namespace
 
 const std::vector<RungInfo>& rungs() {
   static const std::vector<RungInfo> table = {
 #define RUNG(number, name, precision, summary) \
-  {number, #name, summary, Precision::precision, &sgemm::name::launch},
+  {number, #name, summary, Precision::precision, public_launcher<&sgemm::name::launch>()},
 #include "ladder.inc"
 #undef RUNG
   };
@@ -37,13 +88,6 @@ const RungInfo& rung_info(RungId id) { return *find_rung(rung_number(id)); }
 
 namespace {
 
-// The rung whose launcher this is: a name in fallbacks.inc that is no rung does not compile.
-const RungInfo* rung_of(Launcher launch) {
-  for (const RungInfo& r : rungs())
-    if (r.launch == launch) return &r;
-  return nullptr;
-}
-
 std::string numbered(const RungInfo& rung, const char* dir, const char* ext) {
   char text[128];
   std::snprintf(text, sizeof text, "%s/%02d_%s.%s", dir, rung.number, rung.name, ext);
@@ -55,11 +99,20 @@ std::string numbered(const RungInfo& rung, const char* dir, const char* ext) {
 const std::vector<FallbackInfo>& fallbacks() {
   static const std::vector<FallbackInfo> table = {
 #define FALLBACK(rung, reason, instead, when) \
-  {rung_of(&sgemm::rung::launch), FallbackReason::reason, rung_of(&sgemm::instead::launch), when},
+  {&rung_info(RungId::rung), FallbackReason::reason, &rung_info(RungId::instead), when},
 #include "fallbacks.inc"
 #undef FALLBACK
   };
   return table;
+}
+
+runtime::LaunchAnswer runtime::answer(const RungInfo& rung, const Gemm& problem,
+                                      cudaStream_t stream) {
+  const std::vector<RungInfo>& all = rungs();
+  const std::less<const RungInfo*> before;
+  if (before(&rung, all.data()) || !before(&rung, all.data() + all.size()))
+    return rung.launch(problem, stream);  // not the registry's own: no typed answer known
+  return kAnswerers[&rung - all.data()](problem, stream);
 }
 
 const RungInfo* fallback_for(const RungInfo& rung, FallbackReason reason) {

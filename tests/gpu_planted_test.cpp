@@ -14,24 +14,31 @@
 #include "runtime.h"
 #include "sgemm.h"
 
+// The planted rungs' launchers answer as the real ones do (library/registry.cpp).
 namespace sgemm::mma_3xtf32_planted {
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
+runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream);
 }
 namespace sgemm::wgmma_3xtf32_planted {
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
+runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream);
 }
 namespace sgemm::every_shape_3xtf32_planted {
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
+runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream);
 }
 namespace sgemm::ozaki_int8_planted {
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
+runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream);
 }
 namespace sgemm::ozaki_int8_span_rule {
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream);
+runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream);
 }
 
 namespace sgemm::testing {
 namespace {
+
+// A planted launcher as launched() takes it: its answer's error (a refusal's too).
+template <runtime::LaunchAnswer (*launch)(const Gemm&, cudaStream_t)>
+cudaError_t error_of(const Gemm& gemm, cudaStream_t stream) {
+  return launch(gemm, stream).error();
+}
 
 struct Planted {
   RungId rung;    // the real rung
@@ -39,10 +46,11 @@ struct Planted {
 };
 
 const Planted kPlanted[] = {
-    {RungId::mma_3xtf32, launched(&mma_3xtf32_planted::launch, "planted mma_3xtf32")},
-    {RungId::wgmma_3xtf32, launched(&wgmma_3xtf32_planted::launch, "planted wgmma_3xtf32")},
+    {RungId::mma_3xtf32, launched(&error_of<&mma_3xtf32_planted::launch>, "planted mma_3xtf32")},
+    {RungId::wgmma_3xtf32,
+     launched(&error_of<&wgmma_3xtf32_planted::launch>, "planted wgmma_3xtf32")},
     {RungId::every_shape_3xtf32,
-     launched(&every_shape_3xtf32_planted::launch, "planted every_shape_3xtf32")}};
+     launched(&error_of<&every_shape_3xtf32_planted::launch>, "planted every_shape_3xtf32")}};
 
 class PlantedTf32Accuracy : public GpuTest, public ::testing::WithParamInterface<Planted> {
  protected:
@@ -97,7 +105,7 @@ class PlantedCoarseIntegers : public GpuTest {
 TEST_F(PlantedCoarseIntegers, FailsTheFp32Checks) {
   const int real = rung_number(RungId::ozaki_int8);
   SGEMM_SKIP_UNSUPPORTED_RUNG(real);
-  const Kernel planted = launched(&ozaki_int8_planted::launch, "planted ozaki_int8");
+  const Kernel planted = launched(&error_of<&ozaki_int8_planted::launch>, "planted ozaki_int8");
   for (const Problem& p : {Problem{{256, 192, 4096}}, Problem{{128, 96, 131072}}})
     for (CheckMode mode : {CheckMode::exact, CheckMode::random}) {
       // At K = 131072 the exact check's whole numbers fit even the coarse integers.
@@ -117,12 +125,12 @@ class PlantedSpanRule : public GpuTest {};
 
 TEST_F(PlantedSpanRule, FailsTheInputsChecks) {
   SGEMM_SKIP_UNSUPPORTED_RUNG(16);
-  // A problem it hands on (runtime::kShapeUnsuitable) runs where the library's chain says.
+  // A problem it hands on (for shape_unsuitable) runs where the library's chain says.
   const RungInfo& rung16 = rung_info(RungId::ozaki_int8);
   const Kernel broken = launched(
       [&rung16](const Gemm& g, cudaStream_t stream) {
-        const cudaError_t err = ozaki_int8_span_rule::launch(g, stream);
-        if (err != runtime::kShapeUnsuitable) return err;
+        const runtime::LaunchAnswer answer = ozaki_int8_span_rule::launch(g, stream);
+        if (answer.reason() != FallbackReason::shape_unsuitable) return answer.error();
         return runtime::launch_with_fallbacks(
             *fallback_for(rung16, FallbackReason::shape_unsuitable), g, stream);
       },

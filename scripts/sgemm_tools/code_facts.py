@@ -30,7 +30,9 @@ _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _CONST = re.compile(r"^(?P<indent>[ \t]*)(?:static[ \t]+)?constexpr[ \t]+(?:int|bool)[ \t]+"
                     r"(?P<name>\w+)[ \t]*=(?P<expr>[^;{]*);", re.M)
 _INNER_TERNARY = re.compile(r"\(([^()?]*)\?([^():]*):([^()]*)\)")
-_LAUNCH_PARAMS = re.compile(r"template\s*<([^<>]*)>\s*cudaError_t\s+launch_tile\s*\(")
+# A launcher answers a cudaError_t or a runtime::LaunchAnswer (library/runtime.h).
+_LAUNCH_PARAMS = re.compile(r"template\s*<([^<>]*)>\s*(?:cudaError_t|runtime::LaunchAnswer)\s+"
+                            r"launch_tile\s*\(")
 _LAUNCH_ARGS = re.compile(r"launch_tile\s*<\s*([-\w\s,]+?)\s*>")
 _K_LOOP = re.compile(r"(?:#pragma unroll(?:[ \t]+(?P<n>\d+))?\s*)?for \(int k = 0; k < BK; \+\+k\)")
 

@@ -116,10 +116,12 @@ class Source:
                 pass
         return env
 
-    def launch_args(self, template="launch_tile", caller=r"cudaError_t launch\(const Gemm"):
+    def launch_args(self, template="launch_tile",
+                    caller=r"(?:cudaError_t|runtime::LaunchAnswer) launch\(const Gemm"):
         """{parameter: value} of the `template<...>` call in the function `caller` (the tile a
         rung runs), named by the template's parameter list."""
-        params = self.find(r"template\s*<([^>]*)>\s*cudaError_t\s+" + template + r"\s*\(",
+        params = self.find(r"template\s*<([^>]*)>\s*(?:cudaError_t|runtime::LaunchAnswer)\s+" +
+                           template + r"\s*\(",
                            f"template {template}").group(1)
         names = [p.split()[-1] for p in params.split(",")]
         body = self.find(caller + r".*?\n}", f"function matching {caller}").group(0)
