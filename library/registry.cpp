@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <functional>
 #include <string>
-#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -18,18 +17,26 @@ namespace sgemm::runtime {
 // for a reason of their own (runtime.h). Every other launcher answers a cudaError_t. Keep this in
 // step with the kernel files: a declaration below whose answer differs from the definition's
 // still links (a function's name does not encode what it returns) and fails when it runs.
-constexpr bool answers_typed(std::string_view rung) {
-  return rung == "tma_specialized" || rung == "mma_3xtf32" || rung == "wgmma_3xtf32" ||
-         rung == "every_shape_3xtf32" || rung == "ozaki_int8";
+constexpr bool answers_typed(RungId rung) {
+  switch (rung) {
+    case RungId::tma_specialized:
+    case RungId::mma_3xtf32:
+    case RungId::wgmma_3xtf32:
+    case RungId::every_shape_3xtf32:
+    case RungId::ozaki_int8:
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace sgemm::runtime
 
 // Each kernel file defines sgemm::<name>::launch: a Launcher, or the same with a LaunchAnswer.
-#define RUNG(number, name, precision, summary)                                                  \
-  namespace sgemm::name {                                                                       \
-  std::conditional_t<runtime::answers_typed(#name), runtime::LaunchAnswer, cudaError_t> launch( \
-      const Gemm& gemm, cudaStream_t stream);                                                   \
+#define RUNG(number, name, precision, summary)                                                 \
+  namespace sgemm::name {                                                                      \
+  std::conditional_t<runtime::answers_typed(RungId::name), runtime::LaunchAnswer, cudaError_t> \
+  launch(const Gemm& gemm, cudaStream_t stream);                                               \
   }
 #include "ladder.inc"
 #undef RUNG
