@@ -1,6 +1,6 @@
 # The one kernel list, kernels/ladder.inc, read once for every CMake user (the library's
-# sources, the CLI and bench tests, the SASS tests). Each line RUNG(number, name, precision,
-# "summary")
+# sources, the CLI and bench tests, the SASS tests). Each line RUNG(number, name, parent,
+# precision, "summary") (parent: the rung it grew from, which scripts/diff reads; not here)
 # names kernels/NN_name.cu, docs/NN_name.md and the tests NN_name. Sets, in ladder order:
 #   SGEMM_RUNG_NUMBERS    1;2;...                       as the list writes them
 #   SGEMM_RUNG_NAMES      naive;coalesced;...
@@ -22,7 +22,7 @@ set(SGEMM_KERNEL_SOURCES "")
 set(SGEMM_SM90A_SOURCES "")
 set(SGEMM_SM90A_NUMBERS "")
 foreach(_sgemm_line IN LISTS _sgemm_lines)
-  if(NOT _sgemm_line MATCHES "^RUNG\\(([0-9]+), *([a-z0-9_]+), *(fp32|tf32),")
+  if(NOT _sgemm_line MATCHES "^RUNG\\(([0-9]+), *([a-z0-9_]+), *[0-9]+, *(fp32|tf32),")
     message(FATAL_ERROR "kernels/ladder.inc: cannot read '${_sgemm_line}'")
   endif()
   set(_sgemm_stem ${CMAKE_MATCH_1}_${CMAKE_MATCH_2})

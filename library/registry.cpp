@@ -33,7 +33,7 @@ constexpr bool answers_typed(RungId rung) {
 }  // namespace sgemm::runtime
 
 // Each kernel file defines sgemm::<name>::launch: a Launcher, or the same with a LaunchAnswer.
-#define RUNG(number, name, precision, summary)                                                 \
+#define RUNG(number, name, parent, precision, summary)                                         \
   namespace sgemm::name {                                                                      \
   std::conditional_t<runtime::answers_typed(RungId::name), runtime::LaunchAnswer, cudaError_t> \
   launch(const Gemm& gemm, cudaStream_t stream);                                               \
@@ -67,7 +67,7 @@ using Answerer = runtime::LaunchAnswer (*)(const Gemm& gemm, cudaStream_t stream
 
 // In rungs() order.
 constexpr Answerer kAnswerers[] = {
-#define RUNG(number, name, precision, summary) &typed_answer<&sgemm::name::launch>,
+#define RUNG(number, name, parent, precision, summary) &typed_answer<&sgemm::name::launch>,
 #include "ladder.inc"
 #undef RUNG
 };
@@ -76,8 +76,8 @@ constexpr Answerer kAnswerers[] = {
 
 const std::vector<RungInfo>& rungs() {
   static const std::vector<RungInfo> table = {
-#define RUNG(number, name, precision, summary) \
-  {number, #name, summary, Precision::precision, public_launcher<&sgemm::name::launch>()},
+#define RUNG(number, name, parent, precision, summary) \
+  {number, #name, summary, Precision::precision, public_launcher<&sgemm::name::launch>(), parent},
 #include "ladder.inc"
 #undef RUNG
   };

@@ -13,7 +13,7 @@ struct RungInfo;
 
 // RungId::naive = 1, RungId::coalesced = 2, ...: the value is the rung's number.
 enum class RungId : int {
-#define RUNG(number, name, precision, summary) name = number,
+#define RUNG(number, name, parent, precision, summary) name = number,
 #include "ladder.inc"
 #undef RUNG
 };
@@ -23,8 +23,8 @@ constexpr int rung_number(RungId id) { return static_cast<int>(id); }
 // The rung's name as ladder.inc spells it (for messages and tables, never to find a rung).
 constexpr const char* rung_name(RungId id) {
   switch (id) {
-#define RUNG(number, name, precision, summary) \
-  case RungId::name:                           \
+#define RUNG(number, name, parent, precision, summary) \
+  case RungId::name:                                   \
     return #name;
 #include "ladder.inc"
 #undef RUNG
@@ -35,7 +35,7 @@ constexpr const char* rung_name(RungId id) {
 // The handle of a name from outside the code (a user's argument, a generated table's column),
 // through the list; nullopt when no rung has that name.
 constexpr std::optional<RungId> rung_id(std::string_view name) {
-#define RUNG(number, rung, precision, summary) \
+#define RUNG(number, rung, parent, precision, summary) \
   if (name == #rung) return RungId::rung;
 #include "ladder.inc"
 #undef RUNG

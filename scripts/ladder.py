@@ -18,7 +18,7 @@ LIST = "kernels/ladder.inc"
 # (runner/harness.cu's table of runnables).
 REFERENCES = {"fp32": "cublas", "tf32": "cublas_tf32"}
 
-_RUNG = re.compile(r'^RUNG\(\s*(\d+)\s*,\s*([a-z0-9_]+)\s*,\s*(fp32|tf32)\s*,'
+_RUNG = re.compile(r'^RUNG\(\s*(\d+)\s*,\s*([a-z0-9_]+)\s*,\s*(\d+)\s*,\s*(fp32|tf32)\s*,'
                   r'\s*"((?:[^"\\]|\\.)*)"\s*\)\s*$')
 
 
@@ -28,6 +28,7 @@ class Rung:
     name: str  # kernel sgemm_<name> in namespace sgemm::<name>
     precision: str  # "fp32" or "tf32": its checks and its cuBLAS reference
     summary: str
+    parent: int = 0  # the rung it grew from (0 for the first): scripts/diff N diffs against it
 
     @property
     def reference(self):  # the cuBLAS it is compared with (benchmark name)
@@ -76,7 +77,11 @@ def rungs():
             m = _RUNG.match(line.strip())
             if not m:
                 raise Error(f"{LIST}:{lineno}: cannot read '{line.strip()}'")
-            out.append(Rung(int(m[1]), m[2], m[3], m[4]))
+            out.append(Rung(int(m[1]), m[2], m[4], m[5], int(m[3])))
+            before = [r.number for r in out[:-1]] or [0]  # the first rung's parent is 0
+            if out[-1].parent not in before:
+                raise Error(f"{LIST}:{lineno}: rung {m[1]} grew from rung {m[3]}, which is not "
+                            "a rung listed before it")
     if not out:
         raise Error(f"{LIST} lists no rungs")
     return out
@@ -100,6 +105,11 @@ def previous(r):
     order = rungs()
     i = order.index(r)
     return order[i - 1] if i > 0 else None
+
+
+def parent(r):
+    """The rung `r` grew from (its parent column in the list), or None for the first."""
+    return rung(r.parent) if r.parent else None
 
 
 def kernel_diff(old, new, context=3):

@@ -1,5 +1,6 @@
 // The one kernel list (kernels/ladder.inc) as the library sees it, and the files it names:
-// every rung has a kernel file and a doc, and every kernel file is on the list. The fallback
+// every rung has a kernel file and a doc, every kernel file is on the list, and every rung but
+// the first grew from an earlier one (its parent, which scripts/diff diffs against). The fallback
 // chain (kernels/fallbacks.inc): rungs of one precision class, no cycles.
 #include <gtest/gtest.h>
 
@@ -46,6 +47,17 @@ TEST(Ladder, FindRung) {
   EXPECT_EQ(find_rung(0), nullptr);  // cuBLAS is not a rung of ours
   EXPECT_EQ(find_rung(-1), nullptr);
   EXPECT_EQ(find_rung(int(rungs().size()) + 1), nullptr);
+}
+
+// The parent column: the first rung grew from nothing, every other from a rung before it.
+TEST(Ladder, EveryRungGrewFromAnEarlierRung) {
+  EXPECT_EQ(rungs().front().parent, 0);
+  for (const RungInfo& rung : rungs()) {
+    if (&rung == &rungs().front()) continue;
+    EXPECT_LT(rung.parent, rung.number) << rung.name;
+    const RungInfo* parent = find_rung(rung.parent);
+    EXPECT_NE(parent, nullptr) << rung.name << " grew from " << rung.parent << ", not a rung";
+  }
 }
 
 // kernels/fallbacks.inc: every row names two rungs (the registry resolves them), a rung has

@@ -84,8 +84,9 @@ class IdeaMap:
         if (n, now) != (self.count, self.fingerprint):
             return [f"{self.where}: the diff {self.old.stem} -> {self.new.stem} is not the one "
                     f"this table maps ({self.count} changes, fingerprint {self.fingerprint}): "
-                    f"give each of its {n} changes (scripts/diff {self.new.number} --ideas) "
-                    f"to one idea, then write changes={n} fingerprint={now}"]
+                    f"give each of its {n} changes (scripts/diff {self.old.number} "
+                    f"{self.new.number} --ideas) to one idea, then write changes={n} "
+                    f"fingerprint={now}"]
         out, owner = [], {}
         for name, numbers in self.ideas.items():
             out += [f"{self.where}: idea {name}: there is no change {i} ({n} changes)"
