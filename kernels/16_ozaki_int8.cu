@@ -36,11 +36,13 @@
 // replays it on any inputs.
 //
 // Where each part lives: this file holds the lesson (the moduli, the scaling and the
-// residues, the INT8 wgmma GEMM, the CRT reconstruction) and the launcher;
-// kernels/ozaki_certificate.cuh the FP32 guarantee (the certificate, its budget, the
-// prediction, the decisions made on the device); kernels/ozaki_plumbing.cuh what no rung
-// teaches (the lists of flagged lines, gather and scatter, the slow path, the workspace's
-// layout). The lines' statistics, the Lines and the Plan stay here: the pre-pass fills them.
+// residues, the INT8 wgmma GEMM, the CRT reconstruction) and the launcher, which reads in the
+// order the kernels run. kernels/ozaki_statistics.cuh holds what the pre-pass measures of each
+// line (Stats, whose norm gives the scale; the Lines, the Plan, the magnitude bytes) and the
+// statistics' kernels; kernels/ozaki_certificate.cuh the FP32 guarantee (the certificate and
+// the bound plane's epilogue, its budget, the prediction, the decisions made on the device);
+// kernels/ozaki_plumbing.cuh what no rung teaches (the columns' pass through a transpose, the
+// lists of flagged lines, gather and scatter, the slow path, the workspace's layout).
 //
 // FP32's semantics. The integers cannot hold Inf or NaN: their lines are never certified, and
 // neither is an element near FP32's overflow, so rung 15 answers those as cuBLAS does. K beyond
@@ -128,61 +130,6 @@ struct Crt {
 
 // ---- The pre-pass: norms, scales, residues.
 
-// The rule before the certificate, kept for the planted variant that the inputs checks must
-// fail (SGEMM_PLANT_SPAN_RULE): only rows (of A) or columns (of B) whose nonzero magnitudes span
-// more than 2^kMaxSpan left the integer path. Below it the error stayed relative to the line's
-// norm, and a line's small elements meeting another's large ones broke FP32's bound.
-constexpr int kMaxSpan = 24;
-
-// A line's flags (Line::flags).
-constexpr int kNonFinite = 1;  // holds Inf or NaN: every product in its line takes the slow path
-constexpr int kInexact = 2;    // some element rounded when scaled: the certificate counts it
-constexpr int kWide = 4;       // spans more than 2^kMaxSpan (the rule before the certificate)
-
-// The exponent of |x| (floor(log2 |x|)) for a finite nonzero x, subnormals included.
-__device__ __forceinline__ int exponent_of(uint32_t bits) {
-  const int biased = bits >> 23 & 0xff;
-  return biased ? biased - 127 : -118 - __clz(bits & 0x7fffff);
-}
-
-// A row's (or column's) statistics, merged in a fixed order: the sum of squares in FP64 (no
-// overflow near FLT_MAX, no underflow of subnormals' squares), the largest and smallest
-// exponents of its nonzero elements, and whether it holds an Inf or NaN.
-// (Plain data, no constructor: it also lives in __shared__ arrays. Start from Stats::none().)
-struct Stats {
-  double squares, magnitude;  // sum x^2, sum |x|
-  int maxExp, minExp;
-  int nonFinite;
-  static __device__ Stats none() { return {0.0, 0.0, -1000, 1000, 0}; }
-  __device__ void add(float x) {
-    const uint32_t bits = __float_as_uint(x);
-    if ((bits & 0x7f800000u) == 0x7f800000u) {
-      nonFinite = 1;
-    } else if (bits & 0x7fffffffu) {
-      squares = fma(double(x), double(x), squares);
-      magnitude += fabs(double(x));
-      const int e = exponent_of(bits);
-      maxExp = max(maxExp, e), minExp = min(minExp, e);
-    }
-  }
-  __device__ void merge(const Stats& o) {
-    squares += o.squares, magnitude += o.magnitude;
-    maxExp = max(maxExp, o.maxExp), minExp = min(minExp, o.minExp);
-    nonFinite |= o.nonFinite;
-  }
-  // The scale exponent: the largest s with 2^s ||x|| <= 2^T (0 for a zero row).
-  __device__ int scale(double T) const {
-    return squares > 0 ? static_cast<int>(floor(T - 0.5 * log2(squares))) : 0;
-  }
-  __device__ int flags() const {
-    return (nonFinite ? kNonFinite : 0) | (maxExp - minExp > kMaxSpan ? kWide : 0);
-  }
-  // e with the line's RMS 2^e near 2^3 (magnitude_byte); 0 for a zero line.
-  __device__ int magnitude_exponent(int K) const {
-    return squares > 0 ? 3 - static_cast<int>(floor(0.5 * log2(squares / K))) : 0;
-  }
-};
-
 // The scaled integers stay below 2^kScaledBits in magnitude (Crt::T keeps them there: up to 7
 // moduli it is below 2^27.4 anyway), so that the residue arithmetic below stays in 31 bits.
 constexpr int kScaledBits = 29;
@@ -245,54 +192,7 @@ __host__ __device__ __forceinline__ uint32_t residue_byte(int v) {
   }
 }
 
-// What the certificate (below) needs of a row of A or a column of B, besides its scale:
-// filled by the pre-pass, read by the bound plane's epilogue.
-struct Line {
-  double integers;   // sum of |x 2^s| rounded: the scaled integers' magnitudes, exactly
-  double norm;       // the 2-norm (Cauchy-Schwarz bounds |c_ij| for the overflow guard)
-  int scale;         // s
-  int magnitudeExp;  // e: the magnitude bytes are min(127, floor(|x| 2^e))
-  int flags;         // kNonFinite, kInexact, kWide
-};
-
-// A line's sums over its elements, merged in any order: every term is an integer and every sum
-// stays below 2^53, so the sums are exact and the result does not depend on the order.
-struct Tally {
-  unsigned long long integers;
-  int inexact;
-  __device__ void merge(const Tally& o) { integers += o.integers, inexact |= o.inexact; }
-};
-
-// What the GPU decides, in the workspace, so that no decision waits for the host (a CUDA graph
-// replays the launch as it was captured): the counts the kernels make, whether the integer
-// path runs, and what each of the launcher's three calls of rung 15 computes. A kernel whose
-// gate is 0 returns at once.
-struct Plan {
-  int flagged[2];   // rows, columns holding an uncertified element (sgemm_ozaki_int8_list)
-  int heavy[2];     // rows, columns the prediction names heavy (sgemm_ozaki_int8_predict)
-  int sampled[2];   // sampled rows, columns holding an uncertified sampled element
-  int integer;      // the integer path runs: its kernels' gate
-  int reconstruct;  // the reconstruction writes C
-  // rung 15's limits (kernels/15: launch_limited), rows then columns: the whole problem as the
-  // prediction decides, the flagged rows of C gathered, the flagged columns gathered, or the
-  // whole problem after the certificate (more flagged than the slow path's buffers hold)
-  int wholePath[2], rowsPath[2], columnsPath[2], latePath[2];
-};
-
-// The magnitude byte: min(127, floor(|x| 2^e)), from the bits: a lower bound of |x| 2^e. The
-// line's RMS maps to 2^3 (Stats::magnitude_exponent), so that the bulk of a line keeps 3 to 7
-// bits and only elements above 16 times the RMS are clipped: a line's largest element would
-// leave its small ones as zeros. sum_k bytes_A bytes_B fits INT32 for K up to kBoundMaxK.
-__host__ __device__ __forceinline__ uint32_t magnitude_byte(float x, int e) {
-  const uint32_t bits = bits_of(x);
-  const int biased = bits >> 23 & 0xff;
-  const uint32_t m = (bits & 0x7fffff) | (biased ? 0x800000u : 0u);
-  const int shift = (biased ? biased - 150 : -149) + e;  // |x| 2^e = m 2^shift
-  // A left shift of 8 takes any m >= 1 to 256 or more, which clips to 127 (m 2^8 < 2^32).
-  const int right = min(max(-shift, 0), 31), left = min(max(shift, 0), 8);
-  const uint32_t v = m >> right << left;
-  return biased == 0xff ? 0u : min(v, 127u);
-}
+#include "ozaki_statistics.cuh"  // Stats, Line, Tally, Plan, the magnitude bytes, the first pass
 
 // Four consecutive elements' residues, packed as 4 bytes, into each plane: plane l at
 // planes + l * planeBytes; then their magnitude bytes into plane `count` (the bound plane).
@@ -318,59 +218,6 @@ __device__ __forceinline__ void store_residues(const float (&x)[4], int s, int e
     *reinterpret_cast<uint32_t*>(planes + l * planeBytes) = word;
   }
   *reinterpret_cast<uint32_t*>(planes + count * planeBytes) = bytes;
-}
-
-// Sums a value over the block in a fixed order: lanes by a butterfly, then warps in turn.
-// T has merge() and is plain data; shuffle(T, offset) exchanges it between lanes.
-template <int kThreads, class T, class Shuffle>
-__device__ T block_merge(T mine, T* shared, Shuffle shuffle) {
-#pragma unroll
-  for (int o = 16; o > 0; o /= 2) mine.merge(shuffle(mine, o));
-  if (threadIdx.x % 32 == 0) shared[threadIdx.x / 32] = mine;
-  __syncthreads();
-  T all = shared[0];
-  for (int w = 1; w < kThreads / 32; ++w) all.merge(shared[w]);
-  __syncthreads();  // shared is free for the next row
-  return all;
-}
-
-template <int kThreads>
-__device__ Stats block_stats(Stats s, Stats* shared) {
-  return block_merge<kThreads>(s, shared, [](const Stats& x, int o) {
-    Stats other = Stats::none();
-    other.squares = __shfl_xor_sync(0xffffffffu, x.squares, o);
-    other.magnitude = __shfl_xor_sync(0xffffffffu, x.magnitude, o);
-    other.maxExp = __shfl_xor_sync(0xffffffffu, x.maxExp, o);
-    other.minExp = __shfl_xor_sync(0xffffffffu, x.minExp, o);
-    other.nonFinite = __shfl_xor_sync(0xffffffffu, x.nonFinite, o);
-    return other;
-  });
-}
-
-template <int kThreads>
-__device__ Tally block_tally(Tally t, Tally* shared) {
-  return block_merge<kThreads>(t, shared, [](const Tally& x, int o) {
-    return Tally{__shfl_xor_sync(0xffffffffu, x.integers, o),
-                 __shfl_xor_sync(0xffffffffu, x.inexact, o)};
-  });
-}
-
-// The rows of A (M x K, leading dimension lda, any alignment), first pass: one block a row
-// sums its statistics into stats[i].
-constexpr int kRowThreads = 256;
-__global__ void __launch_bounds__(kRowThreads)
-    sgemm_ozaki_int8_row_stats(int M, int K, const float* A, long long lda, Stats* stats) {
-  __shared__ Stats partial[kRowThreads / 32];
-  for (int i = blockIdx.x; i < M; i += gridDim.x) {
-    const float* a = A + i * lda;
-    Stats mine = Stats::none();
-    for (int k = 4 * threadIdx.x; k < K; k += 4 * kRowThreads)
-#pragma unroll
-      for (int c = 0; c < 4; ++c)
-        if (k + c < K) mine.add(a[k + c]);
-    const Stats row = block_stats<kRowThreads>(mine, partial);
-    if (threadIdx.x == 0) stats[i] = row;
-  }
 }
 
 // Second pass: one block a row stores its residues and magnitude bytes, 4 elements a thread,
@@ -406,87 +253,8 @@ __global__ void __launch_bounds__(kRowThreads)
   }
 }
 
-// The columns of B (K x N, leading dimension ldb), first pass: block (x, y) sums the
-// statistics of 32 columns over slice y of K (kSliceRows rows), 8 rows at a time, into
-// partial[y * N + column].
-constexpr int kColumnTile = 32;
-constexpr int kSliceRows = 512;
-__global__ void __launch_bounds__(kColumnTile * 8)
-    sgemm_ozaki_int8_column_stats(int K, int N, const float* B, long long ldb, Stats* partial) {
-  __shared__ Stats rows[8][kColumnTile];
-  const int j = blockIdx.x * kColumnTile + threadIdx.x;
-  const int end = min(K, (blockIdx.y + 1) * kSliceRows);
-  Stats mine = Stats::none();
-  if (j < N)
-    for (int k = blockIdx.y * kSliceRows + threadIdx.y; k < end; k += 8) mine.add(B[k * ldb + j]);
-  rows[threadIdx.y][threadIdx.x] = mine;
-  __syncthreads();
-  if (threadIdx.y == 0 && j < N) {
-    for (int y = 1; y < 8; ++y) mine.merge(rows[y][threadIdx.x]);
-    partial[blockIdx.y * static_cast<long long>(N) + j] = mine;
-  }
-}
-
-// Second pass: block (x, y) takes the merged statistics of its 32 columns (their scales;
-// block y = 0 stores the Lines' scale, exponent and flags), then transposes a 128 x 32
-// tile of B through shared memory and stores its residues and magnitude bytes K-major: planes
-// [count + 1][N][Kp]. Each block adds its rows' tallies to the columns' Lines (zeroed first):
-// integer sums, the same in any order.
-constexpr int kTransposeDepth = 128;
-__global__ void __launch_bounds__(kColumnTile * 8)
-    sgemm_ozaki_int8_columns(int K, int N, const float* B, long long ldb, const Stats* stats,
-                             Crt crt, uint8_t* planes, int Kp, Line* lines, const Plan* plan) {
-  __shared__ float4 tile[kColumnTile][kTransposeDepth / 4 + 1];  // [n][k]: 16-byte rows of k
-  if (!plan->integer) return;
-  __shared__ int columnScale[kColumnTile], columnExp[kColumnTile];
-  const int n0 = blockIdx.x * kColumnTile, k0 = blockIdx.y * kTransposeDepth;
-  const int x = threadIdx.x, y = threadIdx.y;
-  if (y == 0) {
-    if (n0 + x < N) {
-      const Stats column = stats[n0 + x];
-      columnScale[x] = column.scale(crt.T);
-      columnExp[x] = column.magnitude_exponent(K);
-      if (blockIdx.y == 0) {
-        Line& line = lines[n0 + x];
-        line.norm = sqrt(column.squares);
-        line.scale = columnScale[x], line.magnitudeExp = columnExp[x];
-        atomicOr(&line.flags, column.flags());
-      }
-    }
-  }
-  float* t = reinterpret_cast<float*>(tile);
-  constexpr int kRow = kTransposeDepth + 4;  // floats from one n to the next
-  for (int k = y; k < kTransposeDepth; k += 8)
-    t[x * kRow + k] = k0 + k < K && n0 + x < N ? B[(k0 + k) * ldb + n0 + x] : 0.f;
-  __syncthreads();
-  // Warp y takes columns y, y + 8, ...: its 32 lanes the column's 128 k, 4 each; the tally is
-  // summed over the warp (shuffles), and lane 0 adds it to the column's Line.
-  const size_t planeBytes = static_cast<size_t>(N) * Kp;
-  static_assert(kTransposeDepth == 4 * 32, "a warp covers a column's k, 4 elements a lane");
-  for (int n = y; n < kColumnTile; n += 8) {
-    const int k = k0 + 4 * x;
-    if (n0 + n >= N) break;  // n grows: the rest are past N too
-    Tally tally{0, 0};
-    if (k < K) {
-      const float4 v = tile[n][x];
-      const float four[4] = {v.x, v.y, v.z, v.w};
-      store_residues(four, columnScale[n], columnExp[n], crt.count,
-                     planes + static_cast<size_t>(n0 + n) * Kp + k, planeBytes, tally);
-    }
-#pragma unroll
-    for (int o = 16; o > 0; o /= 2) {
-      tally.integers += __shfl_xor_sync(0xffffffffu, tally.integers, o);
-      tally.inexact |= __shfl_xor_sync(0xffffffffu, tally.inexact, o);
-    }
-    if (x == 0) {
-      Line& line = lines[n0 + n];
-      atomicAdd(&line.integers, static_cast<double>(tally.integers));  // exact: integers < 2^53
-      if (tally.inexact) atomicOr(&line.flags, kInexact);
-    }
-  }
-}
-
 #include "ozaki_certificate.cuh"  // the certificate, its budget, the prediction
+#include "ozaki_plumbing.cuh"     // the columns' pass, lists, gather and scatter, the slow path
 
 // ---- The INT8 GEMM, one modulus per block.
 
@@ -570,13 +338,7 @@ __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
     prefetch_tensormap(&tmB);
     ring_init<STAGES>(full, empty, 1, T::kConsumerWarps);
   }
-  if constexpr (kBound)
-    for (int t = threadIdx.x; t < BM + BN; t += T::kThreads) {
-      if (t < BM ? blockRow + t >= M : blockCol + t - BM >= N) continue;
-      bounds[t] =
-          t < BM ? line_bound(cert.lines[blockRow + t], K, cert.budget, fabs(double(cert.alpha)))
-                 : line_bound(cert.lines[M + blockCol + t - BM], K, 1.0, 1.0);
-    }
+  if constexpr (kBound) tile_bounds<BM, BN, T::kThreads>(bounds, cert, M, N, K, blockRow, blockCol);
   __syncthreads();  // the block's one barrier: the mbarriers exist before anyone uses them
 
   if (threadIdx.x >= 128 * T::kConsumers) {  // the producer warpgroup, as in rung 14
@@ -635,25 +397,8 @@ __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
     wgmma_wait<0>();
     fence_accumulators(acc);
     at.release_pending(lane);  // the ring is the producer's again, for the next plane
-    if constexpr (kBound) {
-#pragma unroll
-      for (int i = 0; i < 2; ++i) {
-        const int row = blockRow + wg * T::WGM + warp * 16 + i * 8 + lane / 4;
-        if (row >= M) continue;
-        const LineBound a = bounds[row - blockRow];
-        bool rowFails = false;
-#pragma unroll  // acc's indices must be constants: registers, not local memory
-        for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-          for (int c = 0; c < 2; ++c) {
-            const int col = blockCol + j * 8 + 2 * (lane % 4) + c;
-            if (col < N && uncertified(a, bounds[BM + col - blockCol], acc[4 * j + 2 * i + c])) {
-              rowFails = true;
-              cert.failCol[col] = 1;
-            }
-          }
-        if (rowFails) cert.failRow[row] = 1;
-      }
+    if constexpr (kBound) {    // the bound plane: the certificate, on this thread's elements
+      certify<BM, BN>(acc, bounds, cert, M, N, blockRow, blockCol, wg * T::WGM + warp * 16, lane);
       return;
     }
     with_modulus(modulus, [&](auto p) { reduce_mod<decltype(p)::value>(acc); });
@@ -767,8 +512,6 @@ __global__ void __launch_bounds__(kQuads * 4, 2)
   }
 }
 
-#include "ozaki_plumbing.cuh"  // lists, gather and scatter, the slow path, the layout
-
 // ---- The launcher.
 
 // P, the CRT weights and the scale target for `count` moduli, exactly in 128-bit integers.
@@ -859,27 +602,10 @@ runtime::LaunchAnswer launch_moduli(int count, const Gemm& g, cudaStream_t strea
   runtime::Workspace<float> columnsBuffers(shortK ? 0 : slow_path_floats(columnsCap, K, M), stream);
   if (columnsBuffers.error() != cudaSuccess) return columnsBuffers.error();
   uint8_t* w = W.get();
-  Line* lines = reinterpret_cast<Line*>(w + L.lines);
-  Stats* stats = reinterpret_cast<Stats*>(w + L.stats);
-  Stats* partial = reinterpret_cast<Stats*>(w + L.partial);
-  int* fails = reinterpret_cast<int*>(w + L.fails);
-  int* lists = reinterpret_cast<int*>(w + L.lists);
-  Plan* plan = reinterpret_cast<Plan*>(w + L.plan);  // device memory: its fields' addresses only
-  const Sample sample{reinterpret_cast<Line*>(w + L.rowLines),
-                      reinterpret_cast<int*>(w + L.G),
-                      reinterpret_cast<int*>(w + L.rowFails),
-                      reinterpret_cast<int*>(w + L.columnFails),
-                      reinterpret_cast<int*>(w + L.columnInexact),
-                      reinterpret_cast<unsigned long long*>(w + L.columnIntegers)};
+  const auto [lines, stats, partial, fails, lists, plan, sample] = parts_of(w, L);
   const Crt crt = crt_of(count, K);
   const double budget = certificate_budget(K);
-  const size_t mn = static_cast<size_t>(M) + N;
-  const int sampledRows = sample_count(M), sampledColumns = sample_count(N);
-  if ((err = cudaMemsetAsync(lines + M, 0, N * sizeof(Line), stream)) != cudaSuccess ||
-      (err = cudaMemsetAsync(fails, 0, mn * sizeof(int), stream)) != cudaSuccess ||
-      (err = cudaMemsetAsync(plan, 0, sizeof(Plan), stream)) != cudaSuccess ||
-      (err = cudaMemsetAsync(w + L.zeroed, 0, L.bytes - L.zeroed, stream)) != cudaSuccess)
-    return err;
+  if ((err = zero_workspace(w, L, M, N, stream)) != cudaSuccess) return err;
   auto launched = [] { return cudaGetLastError(); };
 
   // The lines' statistics, and the prediction: a problem whose slow path would take more than
@@ -893,44 +619,9 @@ runtime::LaunchAnswer launch_moduli(int count, const Gemm& g, cudaStream_t strea
   sgemm_ozaki_int8_column_stats<<<dim3(columnTiles, slices), columnBlock, 0, stream>>>(K, N, B, ldb,
                                                                                        partial);
   if ((err = launched()) != cudaSuccess) return err;
-  sgemm_ozaki_int8_predict<<<static_cast<unsigned>((mn + 255) / 256), 256, 0, stream>>>(
-      M, N, K, partial, stats, crt.T, budget, plan->heavy);
-  if ((err = launched()) != cudaSuccess) return err;
-#ifdef SGEMM_PLANT_SPAN_RULE
-  constexpr bool kPredict = false;  // the rule before the certificate had no prediction either
-#else
-  constexpr bool kPredict = true;
-#endif
-  const bool predict = kPredict && K >= kPredictMinK;
-  if (predict) {
-    uint8_t* rowBytes = w + L.sampleRows;
-    uint32_t* columnWords = reinterpret_cast<uint32_t*>(w + L.sampleColumns);
-    sgemm_ozaki_int8_sample_rows<<<sampledRows, kRowThreads, 0, stream>>>(
-        M, K, A, lda, stats, crt.T, rowBytes, L.Kq, sample.rowLines);
-    if ((err = launched()) != cudaSuccess) return err;
-    const dim3 columnGrid((sampledColumns + kColumnTile - 1) / kColumnTile,
-                          (K + kSampleDepth - 1) / kSampleDepth);
-    sgemm_ozaki_int8_sample_columns<<<columnGrid, columnBlock, 0, stream>>>(
-        K, N, B, ldb, stats + M, crt.T, columnWords, sample);
-    if ((err = launched()) != cudaSuccess) return err;
-    const dim3 productGrid((sampledRows + kSampleRowsPerBlock - 1) / kSampleRowsPerBlock,
-                           (K + kSampleProductDepth - 1) / kSampleProductDepth);
-    sgemm_ozaki_int8_sample_products<<<productGrid, kSampleLines, 0, stream>>>(
-        M, N, K, rowBytes, L.Kq, columnWords, sample);
-    if ((err = launched()) != cudaSuccess) return err;
-    const int pairs = sampledRows * sampledColumns;
-    sgemm_ozaki_int8_sample_verdict<<<(pairs + 255) / 256, 256, 0, stream>>>(
-        M, N, K, stats + M, crt.T, budget, alpha, sample);
-    if ((err = launched()) != cudaSuccess) return err;
-  }
-  sgemm_ozaki_int8_decide<<<1, 32, 0, stream>>>(
-      M, N, predict ? sampledRows : 0, predict ? sampledColumns : 0, sample, predict, plan);
-  if ((err = launched()) != cudaSuccess) return err;
-  // Rung 15 on the whole problem where the prediction says so, queued now: while the GPU runs
-  // it, the host queues the rest, each kernel of which then returns at once.
-  if (predict &&
-      (err = every_shape_3xtf32::launch_limited(g, plan->wholePath, stream)) != cudaSuccess)
-    return err;  // (C is untouched: the chain may start again from it)
+  err = queue_prediction(g, partial, stats, crt.T, budget, w + L.sampleRows, L.Kq,
+                         reinterpret_cast<uint32_t*>(w + L.sampleColumns), sample, plan, stream);
+  if (err != cudaSuccess) return err;
 
   // The pre-pass proper: residues and magnitude bytes of the rows of A, the columns of B.
   sgemm_ozaki_int8_rows<<<rowBlocks, kRowThreads, 0, stream>>>(M, K, A, lda, stats, crt, w + L.a,
@@ -967,19 +658,8 @@ runtime::LaunchAnswer launch_moduli(int count, const Gemm& g, cudaStream_t strea
   if ((err = launched()) != cudaSuccess) return err;
   // The slow path: rung 15 on the flagged rows, on the flagged columns, or on the whole problem
   // (at most one has work); below its K, sgemm_ozaki_int8_short.
-  if (shortK) {
-    const long long elements = static_cast<long long>(M) * N;
-    sgemm_ozaki_int8_short<<<static_cast<unsigned>(std::min((elements + 255) / 256, 65535LL)), 256,
-                             0, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, fails,
-                                          plan);
-    err = launched();
-  } else {
-    err = slow_path(g, lists, plan->rowsPath, rowsCap, true, rowsBuffers.get(), stream);
-    if (err == cudaSuccess)
-      err = slow_path(g, lists + M, plan->columnsPath, columnsCap, false, columnsBuffers.get(),
-                      stream);
-    if (err == cudaSuccess) err = every_shape_3xtf32::launch_limited(g, plan->latePath, stream);
-  }
+  err = queue_slow_path(g, shortK, fails, lists, plan, rowsCap, rowsBuffers.get(), columnsCap,
+                        columnsBuffers.get(), stream);
   // C may hold the reconstruction now: no fallback may start again from it, whatever failed.
   return runtime::LaunchAnswer::stop(err);
 }

@@ -3,14 +3,17 @@
 // componentwise bound (Certificate, LineBound, uncertified: the test the bound plane's epilogue
 // makes; certificate_budget: the error it allows), and the prediction that runs before any
 // integer work (sgemm_ozaki_int8_predict: heavy lines from the lines' statistics; the same
-// certificate on a sample of rows and columns; sgemm_ozaki_int8_decide), with
-// sgemm_ozaki_int8_assign, which hands what the certificate flags to the slow path. Rung 16
+// certificate on a sample of rows and columns; sgemm_ozaki_int8_decide; queue_prediction, which
+// the launcher calls), with sgemm_ozaki_int8_assign, which hands what the certificate flags to
+// the slow path; and the bound plane's part of the INT8 GEMM (tile_bounds, certify). Rung 16
 // (kernels/16_ozaki_int8.cu) includes it; docs/16_ozaki_int8.md derives the certificate.
 //
-// Included inside the rung's namespace, after its pre-pass (it reads Stats, Line, Tally, Plan,
-// scale_to_integer, magnitude_byte, block_tally, kRowThreads, kColumnTile and kSliceRows from
-// there), and in no other way: it has no include guard of its own (tests/planted_kernels.cu
-// includes the rung twice, each time in a namespace of its own).
+// Included inside the rung's namespace, after its pre-pass and ozaki_statistics.cuh (it reads
+// Stats, Line, Tally, Plan, magnitude_byte, block_tally, kRowThreads, kColumnTile and kSliceRows
+// from there, scale_to_integer from the rung) and after the rung's declaration of
+// every_shape_3xtf32::launch_limited (queue_prediction), and in no other way: it has no include
+// guard of its own (tests/planted_kernels.cu includes the rung twice, each time in a namespace of
+// its own).
 
 // ---- The certificate.
 
@@ -60,6 +63,46 @@ __device__ __forceinline__ bool uncertified(const LineBound& a, const LineBound&
   return 0.5 * (b.quantum * a.reach + a.quantum * b.reach) > a.unit * b.unit * G ||
          !(a.norm * b.norm < kOverflowGuard);
 #endif
+}
+
+// The bound plane's part of a tile, into shared memory, kThreads threads: the LineBounds of its
+// BM rows (from blockRow), then of its BN columns (from blockCol).
+template <int BM, int BN, int kThreads>
+__device__ __forceinline__ void tile_bounds(LineBound* bounds, const Certificate& cert, int M,
+                                            int N, int K, int blockRow, int blockCol) {
+  for (int t = threadIdx.x; t < BM + BN; t += kThreads) {
+    if (t < BM ? blockRow + t >= M : blockCol + t - BM >= N) continue;
+    bounds[t] = t < BM
+                    ? line_bound(cert.lines[blockRow + t], K, cert.budget, fabs(double(cert.alpha)))
+                    : line_bound(cert.lines[M + blockCol + t - BM], K, 1.0, 1.0);
+  }
+}
+
+// The bound plane's epilogue: the certificate on a thread's elements of the tile, G from its
+// wgmma fragment acc (rows rowOffset + lane / 4 + 8i of the tile, columns 8j + 2 (lane % 4) + c:
+// acc[4j + 2i + c]); the rows and columns of those that fail are flagged.
+template <int BM, int BN, int kCount>
+__device__ __forceinline__ void certify(const int (&acc)[kCount], const LineBound* bounds,
+                                        const Certificate& cert, int M, int N, int blockRow,
+                                        int blockCol, int rowOffset, int lane) {
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    const int row = blockRow + rowOffset + i * 8 + lane / 4;
+    if (row >= M) continue;
+    const LineBound a = bounds[row - blockRow];
+    bool rowFails = false;
+#pragma unroll  // acc's indices must be constants: registers, not local memory
+    for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+      for (int c = 0; c < 2; ++c) {
+        const int col = blockCol + j * 8 + 2 * (lane % 4) + c;
+        if (col < N && uncertified(a, bounds[BM + col - blockCol], acc[4 * j + 2 * i + c])) {
+          rowFails = true;
+          cert.failCol[col] = 1;
+        }
+      }
+    if (rowFails) cert.failRow[row] = 1;
+  }
 }
 
 // The error the certificate allows, in units of S_ij = sum_k |a_ik||b_kj|, before the one
@@ -279,4 +322,56 @@ __global__ void sgemm_ozaki_int8_assign(int M, int N, int rowsCap, int columnsCa
     plan->rowsPath[0] = slow, plan->rowsPath[1] = N;
   else
     plan->columnsPath[0] = M, plan->columnsPath[1] = slow;
+}
+
+// ---- The prediction, as the launcher queues it.
+
+// After the lines' statistics (partial: the columns' slices; stats: the rows'), before any
+// integer work: the heavy lines, the certificate on the sample (K >= kPredictMinK), the
+// decision, and rung 15 on the whole problem where the prediction says so, queued now: while
+// the GPU runs it, the host queues the rest, each kernel of which then returns at once.
+cudaError_t queue_prediction(const Gemm& g, Stats* partial, Stats* stats, double T, double budget,
+                             uint8_t* rowBytes, int Kq, uint32_t* columnWords, const Sample& sample,
+                             Plan* plan, cudaStream_t stream) {
+  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
+  const size_t mn = static_cast<size_t>(M) + N;
+  const int sampledRows = sample_count(M), sampledColumns = sample_count(N);
+  const dim3 columnBlock(kColumnTile, 8);
+  auto launched = [] { return cudaGetLastError(); };
+  cudaError_t err;
+  sgemm_ozaki_int8_predict<<<static_cast<unsigned>((mn + 255) / 256), 256, 0, stream>>>(
+      M, N, K, partial, stats, T, budget, plan->heavy);
+  if ((err = launched()) != cudaSuccess) return err;
+#ifdef SGEMM_PLANT_SPAN_RULE
+  constexpr bool kPredict = false;  // the rule before the certificate had no prediction either
+#else
+  constexpr bool kPredict = true;
+#endif
+  const bool predict = kPredict && K >= kPredictMinK;
+  if (predict) {
+    sgemm_ozaki_int8_sample_rows<<<sampledRows, kRowThreads, 0, stream>>>(
+        M, K, A, lda, stats, T, rowBytes, Kq, sample.rowLines);
+    if ((err = launched()) != cudaSuccess) return err;
+    const dim3 columnGrid((sampledColumns + kColumnTile - 1) / kColumnTile,
+                          (K + kSampleDepth - 1) / kSampleDepth);
+    sgemm_ozaki_int8_sample_columns<<<columnGrid, columnBlock, 0, stream>>>(K, N, B, ldb, stats + M,
+                                                                            T, columnWords, sample);
+    if ((err = launched()) != cudaSuccess) return err;
+    const dim3 productGrid((sampledRows + kSampleRowsPerBlock - 1) / kSampleRowsPerBlock,
+                           (K + kSampleProductDepth - 1) / kSampleProductDepth);
+    sgemm_ozaki_int8_sample_products<<<productGrid, kSampleLines, 0, stream>>>(
+        M, N, K, rowBytes, Kq, columnWords, sample);
+    if ((err = launched()) != cudaSuccess) return err;
+    const int pairs = sampledRows * sampledColumns;
+    sgemm_ozaki_int8_sample_verdict<<<(pairs + 255) / 256, 256, 0, stream>>>(M, N, K, stats + M, T,
+                                                                             budget, alpha, sample);
+    if ((err = launched()) != cudaSuccess) return err;
+  }
+  sgemm_ozaki_int8_decide<<<1, 32, 0, stream>>>(
+      M, N, predict ? sampledRows : 0, predict ? sampledColumns : 0, sample, predict, plan);
+  if ((err = launched()) != cudaSuccess) return err;
+  if (predict &&
+      (err = every_shape_3xtf32::launch_limited(g, plan->wholePath, stream)) != cudaSuccess)
+    return err;  // (C is untouched: the chain may start again from it)
+  return cudaSuccess;
 }

@@ -1,12 +1,77 @@
-// Rung 16's plumbing, which no rung teaches: the lists of the rows and columns the certificate
-// flags (a scan over a block), the gather and scatter between C (or A, B) and the compact
-// problem the slow path multiplies, the slow path itself (rung 15 on the gathered rows or
-// columns; below rung 15's shortest K, sgemm_ozaki_int8_short), the size of its buffers, and
-// the workspace's layout (Layout). Rung 16 (kernels/16_ozaki_int8.cu) includes it.
+// Rung 16's plumbing, which no rung teaches: the columns' pass (the rows' residues and
+// magnitude bytes, sgemm_ozaki_int8_rows, for the columns of B through a transpose: 8-bit wgmma
+// reads both operands K-major), the lists of the rows and columns the certificate flags (a scan
+// over a block), the gather and scatter between C (or A, B) and the compact problem the slow
+// path multiplies, the slow path itself (rung 15 on the gathered rows or columns; below rung
+// 15's shortest K, sgemm_ozaki_int8_short), the size of its buffers, the workspace's layout
+// (Layout) and parts, what each launch zeroes, and the slow path as the launcher queues it
+// (queue_slow_path). Rung 16 (kernels/16_ozaki_int8.cu) includes it.
 //
 // Included inside the rung's namespace, after ozaki_certificate.cuh (it reads Plan, Line,
-// Stats, kSliceRows, sample_count and kSlowPathMost) and after the rung's declaration of
-// every_shape_3xtf32::launch_limited, and in no other way: it has no include guard of its own.
+// Stats, Tally, Crt, store_residues, kColumnTile, kSliceRows, Sample, sample_count and
+// kSlowPathMost) and after the rung's declaration of every_shape_3xtf32::launch_limited, and in
+// no other way: it has no include guard of its own.
+
+// ---- The columns' pass: the rows' (sgemm_ozaki_int8_rows) through a transpose.
+
+// Second pass: block (x, y) takes the merged statistics of its 32 columns (their scales;
+// block y = 0 stores the Lines' scale, exponent and flags), then transposes a 128 x 32
+// tile of B through shared memory and stores its residues and magnitude bytes K-major: planes
+// [count + 1][N][Kp]. Each block adds its rows' tallies to the columns' Lines (zeroed first):
+// integer sums, the same in any order.
+constexpr int kTransposeDepth = 128;
+__global__ void __launch_bounds__(kColumnTile * 8)
+    sgemm_ozaki_int8_columns(int K, int N, const float* B, long long ldb, const Stats* stats,
+                             Crt crt, uint8_t* planes, int Kp, Line* lines, const Plan* plan) {
+  __shared__ float4 tile[kColumnTile][kTransposeDepth / 4 + 1];  // [n][k]: 16-byte rows of k
+  if (!plan->integer) return;
+  __shared__ int columnScale[kColumnTile], columnExp[kColumnTile];
+  const int n0 = blockIdx.x * kColumnTile, k0 = blockIdx.y * kTransposeDepth;
+  const int x = threadIdx.x, y = threadIdx.y;
+  if (y == 0) {
+    if (n0 + x < N) {
+      const Stats column = stats[n0 + x];
+      columnScale[x] = column.scale(crt.T);
+      columnExp[x] = column.magnitude_exponent(K);
+      if (blockIdx.y == 0) {
+        Line& line = lines[n0 + x];
+        line.norm = sqrt(column.squares);
+        line.scale = columnScale[x], line.magnitudeExp = columnExp[x];
+        atomicOr(&line.flags, column.flags());
+      }
+    }
+  }
+  float* t = reinterpret_cast<float*>(tile);
+  constexpr int kRow = kTransposeDepth + 4;  // floats from one n to the next
+  for (int k = y; k < kTransposeDepth; k += 8)
+    t[x * kRow + k] = k0 + k < K && n0 + x < N ? B[(k0 + k) * ldb + n0 + x] : 0.f;
+  __syncthreads();
+  // Warp y takes columns y, y + 8, ...: its 32 lanes the column's 128 k, 4 each; the tally is
+  // summed over the warp (shuffles), and lane 0 adds it to the column's Line.
+  const size_t planeBytes = static_cast<size_t>(N) * Kp;
+  static_assert(kTransposeDepth == 4 * 32, "a warp covers a column's k, 4 elements a lane");
+  for (int n = y; n < kColumnTile; n += 8) {
+    const int k = k0 + 4 * x;
+    if (n0 + n >= N) break;  // n grows: the rest are past N too
+    Tally tally{0, 0};
+    if (k < K) {
+      const float4 v = tile[n][x];
+      const float four[4] = {v.x, v.y, v.z, v.w};
+      store_residues(four, columnScale[n], columnExp[n], crt.count,
+                     planes + static_cast<size_t>(n0 + n) * Kp + k, planeBytes, tally);
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) {
+      tally.integers += __shfl_xor_sync(0xffffffffu, tally.integers, o);
+      tally.inexact |= __shfl_xor_sync(0xffffffffu, tally.inexact, o);
+    }
+    if (x == 0) {
+      Line& line = lines[n0 + n];
+      atomicAdd(&line.integers, static_cast<double>(tally.integers));  // exact: integers < 2^53
+      if (tally.inexact) atomicOr(&line.flags, kInexact);
+    }
+  }
+}
 
 // ---- The slow path's plumbing: which rows (columns) hold uncertified elements, and copies
 // between C (or A, B) and the compact problem the slow path multiplies.
@@ -171,5 +236,68 @@ cudaError_t slow_path(const Gemm& g, const int* list, const int* limits, int cap
              : Gemm{M, cap, K, alpha, A, lda, compactOperand, cap, beta, compactC, cap};
   err = every_shape_3xtf32::launch_limited(compact, limits, stream);
   if (err == cudaSuccess) err = copy(C, ldc, compactC, byRows ? N : M, false);
+  return err;
+}
+
+// ---- The launcher's plumbing: the workspace's parts, zeroed before each launch, and the slow
+// path queued after the reconstruction.
+
+// The workspace's parts that the kernels take, at their places in Layout L.
+struct Parts {
+  Line* lines;     // M rows, then N columns
+  Stats* stats;    // likewise
+  Stats* partial;  // the columns' statistics, a slice of K at a time
+  int* fails;      // the certificate's flags: rows, then columns
+  int* lists;      // the flagged rows, then the flagged columns
+  Plan* plan;      // device memory: its fields' addresses only
+  Sample sample;
+};
+inline Parts parts_of(uint8_t* w, const Layout& L) {
+  return {reinterpret_cast<Line*>(w + L.lines),
+          reinterpret_cast<Stats*>(w + L.stats),
+          reinterpret_cast<Stats*>(w + L.partial),
+          reinterpret_cast<int*>(w + L.fails),
+          reinterpret_cast<int*>(w + L.lists),
+          reinterpret_cast<Plan*>(w + L.plan),
+          Sample{reinterpret_cast<Line*>(w + L.rowLines), reinterpret_cast<int*>(w + L.G),
+                 reinterpret_cast<int*>(w + L.rowFails), reinterpret_cast<int*>(w + L.columnFails),
+                 reinterpret_cast<int*>(w + L.columnInexact),
+                 reinterpret_cast<unsigned long long*>(w + L.columnIntegers)}};
+}
+
+// What each launch zeroes, in stream order: the columns' Lines (their tallies are added), the
+// fail flags, the Plan, and the sample's sums and marks.
+cudaError_t zero_workspace(uint8_t* w, const Layout& L, int M, int N, cudaStream_t stream) {
+  const Parts p = parts_of(w, L);
+  const size_t mn = static_cast<size_t>(M) + N;
+  cudaError_t err;
+  if ((err = cudaMemsetAsync(p.lines + M, 0, N * sizeof(Line), stream)) != cudaSuccess ||
+      (err = cudaMemsetAsync(p.fails, 0, mn * sizeof(int), stream)) != cudaSuccess ||
+      (err = cudaMemsetAsync(p.plan, 0, sizeof(Plan), stream)) != cudaSuccess ||
+      (err = cudaMemsetAsync(w + L.zeroed, 0, L.bytes - L.zeroed, stream)) != cudaSuccess)
+    return err;
+  return cudaSuccess;
+}
+
+// The slow path, after the reconstruction: rung 15 on the flagged rows, on the flagged columns,
+// or on the whole problem (at most one has work); below its K (shortK),
+// sgemm_ozaki_int8_short. The buffers hold rowsCap rows of C, columnsCap columns.
+cudaError_t queue_slow_path(const Gemm& g, bool shortK, const int* fails, const int* lists,
+                            Plan* plan, int rowsCap, float* rowsBuffers, int columnsCap,
+                            float* columnsBuffers, cudaStream_t stream) {
+  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
+  cudaError_t err;
+  if (shortK) {
+    const long long elements = static_cast<long long>(M) * N;
+    sgemm_ozaki_int8_short<<<static_cast<unsigned>(std::min((elements + 255) / 256, 65535LL)), 256,
+                             0, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, fails,
+                                          plan);
+    err = cudaGetLastError();
+  } else {
+    err = slow_path(g, lists, plan->rowsPath, rowsCap, true, rowsBuffers, stream);
+    if (err == cudaSuccess)
+      err = slow_path(g, lists + M, plan->columnsPath, columnsCap, false, columnsBuffers, stream);
+    if (err == cudaSuccess) err = every_shape_3xtf32::launch_limited(g, plan->latePath, stream);
+  }
   return err;
 }
