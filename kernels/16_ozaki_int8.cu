@@ -35,14 +35,16 @@
 // kernel gated by it: the launcher never waits for the GPU, and a CUDA graph that captured it
 // replays it on any inputs.
 //
-// Where each part lives: this file holds the lesson (the moduli, the scaling and the
-// residues, the INT8 wgmma GEMM, the CRT reconstruction) and the launcher, which reads in the
-// order the kernels run. kernels/ozaki_statistics.cuh holds what the pre-pass measures of each
-// line (Stats, whose norm gives the scale; the Lines, the Plan, the magnitude bytes) and the
-// statistics' kernels; kernels/ozaki_certificate.cuh the FP32 guarantee (the certificate and
-// the bound plane's epilogue, its budget, the prediction, the decisions made on the device);
-// kernels/ozaki_plumbing.cuh what no rung teaches (the columns' pass through a transpose, the
-// lists of flagged lines, gather and scatter, the slow path, the workspace's layout).
+// Where each part lives: this file holds the lesson (the moduli, the scaling and the residues,
+// the INT8 wgmma GEMM, the CRT reconstruction) and the launcher, which queues the kernels in
+// the order above. kernels/ozaki_bits.cuh holds the bit-level helpers (the modulus as a
+// compile-time constant, exact FP64 from bits); kernels/ozaki_statistics.cuh what the pre-pass
+// measures of each line (Stats, whose norm gives the scale; the Lines, the Plan, the magnitude
+// bytes) and the statistics' kernels; kernels/ozaki_certificate.cuh the FP32 guarantee (the
+// certificate and the bound plane's epilogue, its budget, the prediction, the decisions made on
+// the device); kernels/ozaki_plumbing.cuh what no rung teaches (the columns' pass through a
+// transpose, the lists of flagged lines, gather and scatter, the slow path, the workspace's
+// layout and memory, the launches of the columns' pass, the reconstruction and the slow path).
 //
 // FP32's semantics. The integers cannot hold Inf or NaN: their lines are never certified, and
 // neither is an element near FP32's overflow, so rung 15 answers those as cuBLAS does. K beyond
@@ -83,37 +85,7 @@ constexpr int kMinModuli = 4;
 constexpr int kModuli[kMaxModuli] = {256, 255, 253, 251, 247, 241, 239, 233};
 constexpr int kLadderModuli = 7;  // the fewest that meet FP32 accuracy (docs/16)
 
-// Calls f(std::integral_constant<int, p_l>{}): the modulus as a compile-time constant, so that
-// x % p compiles to a multiply-high and a multiply-subtract.
-template <class F>
-__device__ __forceinline__ void with_modulus(int l, F&& f) {
-  switch (l) {
-    case 0:
-      f(std::integral_constant<int, kModuli[0]>{});
-      break;
-    case 1:
-      f(std::integral_constant<int, kModuli[1]>{});
-      break;
-    case 2:
-      f(std::integral_constant<int, kModuli[2]>{});
-      break;
-    case 3:
-      f(std::integral_constant<int, kModuli[3]>{});
-      break;
-    case 4:
-      f(std::integral_constant<int, kModuli[4]>{});
-      break;
-    case 5:
-      f(std::integral_constant<int, kModuli[5]>{});
-      break;
-    case 6:
-      f(std::integral_constant<int, kModuli[6]>{});
-      break;
-    default:
-      f(std::integral_constant<int, kModuli[7]>{});
-      break;
-  }
-}
+#include "ozaki_bits.cuh"  // with_modulus, bits_of, power_of_two, byte_to_double
 
 // What the kernels need of the moduli in use (computed on the host, exactly, in crt_of): the
 // CRT weights w_l = (P/p_l) ((P/p_l)^-1 mod p_l) < P < 2^64 and P itself, each cut into a
@@ -133,14 +105,6 @@ struct Crt {
 // The scaled integers stay below 2^kScaledBits in magnitude (Crt::T keeps them there: up to 7
 // moduli it is below 2^27.4 anyway), so that the residue arithmetic below stays in 31 bits.
 constexpr int kScaledBits = 29;
-
-// A float's bits, on the host too (the residue helpers are tested there:
-// experiments/rung16_prepass/equivalence.cu).
-__host__ __device__ __forceinline__ uint32_t bits_of(float x) {
-  uint32_t bits;
-  memcpy(&bits, &x, sizeof bits);
-  return bits;
-}
 
 // x 2^s rounded to the nearest integer (ties away from zero), as a signed value, from the
 // bits: no float multiply, which would overflow, underflow or flush, and no branch (a branch
@@ -220,8 +184,9 @@ __device__ __forceinline__ void store_residues(const float (&x)[4], int s, int e
   *reinterpret_cast<uint32_t*>(planes + count * planeBytes) = bytes;
 }
 
-// Second pass: one block a row stores its residues and magnitude bytes, 4 elements a thread,
-// into planes [count + 1][M][Kp] (K contiguous, Kp a multiple of 16), and its Line.
+// The rows of A, second pass (the first, sgemm_ozaki_int8_row_stats, sums their statistics):
+// one block a row stores its residues and magnitude bytes, 4 elements a thread, into planes
+// [count + 1][M][Kp] (K contiguous, Kp a multiple of 16), and its Line.
 __global__ void __launch_bounds__(kRowThreads)
     sgemm_ozaki_int8_rows(int M, int K, const float* A, long long lda, const Stats* stats, Crt crt,
                           uint8_t* planes, int Kp, Line* lines, const Plan* plan) {
@@ -253,8 +218,7 @@ __global__ void __launch_bounds__(kRowThreads)
   }
 }
 
-#include "ozaki_certificate.cuh"  // the certificate, its budget, the prediction
-#include "ozaki_plumbing.cuh"     // the columns' pass, lists, gather and scatter, the slow path
+#include "ozaki_certificate.cuh"  // the certificate, the bound plane's epilogue, the prediction
 
 // ---- The INT8 GEMM, one modulus per block.
 
@@ -435,18 +399,6 @@ __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
 // columns); and all of C where the plan gives the whole problem to rung 15 (plan->reconstruct).
 constexpr int kQuads = 64;  // blockDim.x: 256 columns a block; blockDim.y rows
 
-// 2^e for |e| <= 1022, from the bits: exact, as ldexp is, without its range checks. A scale is
-// within [-150 - 27, 128 + 27] (FP32's range and the target T), so e = -(s_i + t_j) is too.
-__device__ __forceinline__ double power_of_two(int e) {
-  return __longlong_as_double(static_cast<long long>(1023 + e) << 52);
-}
-// A residue byte as a double: 2^52 + r from the bits, less 2^52 (exact). One FP64 add, where a
-// conversion instruction runs at a quarter of its rate: 7 of them an element bound the kernel.
-__device__ __forceinline__ double byte_to_double(uint32_t word, int q) {
-  constexpr double kTwo52 = 0x1p52;
-  return __hiloint2double(0x43300000, word >> (8 * q) & 0xff) - kTwo52;
-}
-
 // kCount moduli (a template argument: the loops over them unroll with no test of the count).
 // A thread walks kReconstructRows rows of its 4 columns: the columns' scales and flags are read
 // once, and the next row's residues are in flight while this row's are combined.
@@ -512,6 +464,8 @@ __global__ void __launch_bounds__(kQuads * 4, 2)
   }
 }
 
+#include "ozaki_plumbing.cuh"  // the columns' pass, the slow path, the launch's memory
+
 // ---- The launcher.
 
 // P, the CRT weights and the scale target for `count` moduli, exactly in 128-bit integers.
@@ -571,15 +525,9 @@ cudaError_t multiply(int M, int N, int K, int count, const uint8_t* W, const Lay
   return cudaGetLastError();
 }
 
-// C = alpha A B + beta C with `count` moduli (kMinModuli to kMaxModuli). Every decision that
-// depends on the values is made on the device (Plan): the launch queues the same kernels
-// whatever the inputs, each gated, and never waits for the GPU, so that it can be captured into
-// a CUDA graph. In stream order: the lines' statistics and the prediction (heavy lines and the
-// sampled certificate), and rung 15 on the whole problem where the prediction says so; the
-// integer path; the slow path's size, assigned to gathered rows or columns (or, past their
-// buffers, the whole problem); the reconstruction; then rung 15 on the gathered rows, on the
-// gathered columns and on the whole problem, of which at most one has work (a call with none
-// returns at once on the GPU).
+// C = alpha A B + beta C with `count` moduli (kMinModuli to kMaxModuli): the kernels in the order
+// they run (the top comment), each gated by the Plan, which the GPU fills: the launch queues the
+// same kernels whatever the inputs and never waits for the GPU (a CUDA graph can capture it).
 runtime::LaunchAnswer launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
   if (M < 1 || N < 1 || K < 1 || lda < K || ldb < N || ldc < N || count < kMinModuli ||
@@ -589,19 +537,12 @@ runtime::LaunchAnswer launch_moduli(int count, const Gemm& g, cudaStream_t strea
   if (err != cudaSuccess) return err;
   // Beyond INT32's range for the bound plane: rung 15 (kernels/fallbacks.inc).
   if (K > kBoundMaxK) return runtime::LaunchAnswer::hand_on(FallbackReason::shape_unsuitable);
-  const Layout L(M, N, K, count);
-  // Below rung 15's shortest K the slow path is sgemm_ozaki_int8_short, which needs no buffers.
-  const bool shortK = K < kSlowPathMinK;
-  const int rowsCap = shortK ? M : slow_path_cap(M), columnsCap = shortK ? N : slow_path_cap(N);
   // Everything the launch needs, before anything is queued: without it, the problem goes down
-  // the chain (workspace_short) with C untouched.
-  runtime::Workspace<uint8_t> W(L.bytes, stream);
-  if (W.error() != cudaSuccess) return W.error();  // workspace_short: kernels/fallbacks.inc
-  runtime::Workspace<float> rowsBuffers(shortK ? 0 : slow_path_floats(rowsCap, K, N), stream);
-  if (rowsBuffers.error() != cudaSuccess) return rowsBuffers.error();
-  runtime::Workspace<float> columnsBuffers(shortK ? 0 : slow_path_floats(columnsCap, K, M), stream);
-  if (columnsBuffers.error() != cudaSuccess) return columnsBuffers.error();
-  uint8_t* w = W.get();
+  // the chain (workspace_short: kernels/fallbacks.inc) with C untouched.
+  const Memory memory(M, N, K, count, stream);
+  if ((err = memory.error()) != cudaSuccess) return err;
+  const Layout& L = memory.L;
+  uint8_t* w = memory.W.get();
   const auto [lines, stats, partial, fails, lists, plan, sample] = parts_of(w, L);
   const Crt crt = crt_of(count, K);
   const double budget = certificate_budget(K);
@@ -610,27 +551,17 @@ runtime::LaunchAnswer launch_moduli(int count, const Gemm& g, cudaStream_t strea
 
   // The lines' statistics, and the prediction: a problem whose slow path would take more than
   // kSlowPathShare of C's rows and of its columns goes to rung 15 before any integer work.
-  const int rowBlocks = std::min(M, 65535 * 8);
-  const int slices = (K + kSliceRows - 1) / kSliceRows;
-  const dim3 columnBlock(kColumnTile, 8);
-  const unsigned columnTiles = (N + kColumnTile - 1) / kColumnTile;
-  sgemm_ozaki_int8_row_stats<<<rowBlocks, kRowThreads, 0, stream>>>(M, K, A, lda, stats);
-  if ((err = launched()) != cudaSuccess) return err;
-  sgemm_ozaki_int8_column_stats<<<dim3(columnTiles, slices), columnBlock, 0, stream>>>(K, N, B, ldb,
-                                                                                       partial);
-  if ((err = launched()) != cudaSuccess) return err;
+  if ((err = queue_statistics(g, stats, partial, stream)) != cudaSuccess) return err;
   err = queue_prediction(g, partial, stats, crt.T, budget, w + L.sampleRows, L.Kq,
                          reinterpret_cast<uint32_t*>(w + L.sampleColumns), sample, plan, stream);
   if (err != cudaSuccess) return err;
 
   // The pre-pass proper: residues and magnitude bytes of the rows of A, the columns of B.
-  sgemm_ozaki_int8_rows<<<rowBlocks, kRowThreads, 0, stream>>>(M, K, A, lda, stats, crt, w + L.a,
-                                                               L.Kp, lines, plan);
+  sgemm_ozaki_int8_rows<<<std::min(M, 65535 * 8), kRowThreads, 0, stream>>>(
+      M, K, A, lda, stats, crt, w + L.a, L.Kp, lines, plan);
   if ((err = launched()) != cudaSuccess) return err;
-  sgemm_ozaki_int8_columns<<<dim3(columnTiles, (K + kTransposeDepth - 1) / kTransposeDepth),
-                             columnBlock, 0, stream>>>(K, N, B, ldb, stats + M, crt, w + L.b, L.Kp,
-                                                       lines + M, plan);
-  if ((err = launched()) != cudaSuccess) return err;
+  err = queue_columns(g, stats + M, crt, w + L.b, L.Kp, lines + M, plan, stream);
+  if (err != cudaSuccess) return err;
 
   // The certificate and the lists of what it flags, the residues' GEMM, the slow path's size,
   // then the reconstruction of every element the certificate passed.
@@ -642,24 +573,13 @@ runtime::LaunchAnswer launch_moduli(int count, const Gemm& g, cudaStream_t strea
   if ((err = launched()) != cudaSuccess) return err;
   err = multiply<256, 4, false>(M, N, K, count, w, L, residues, cert, plan, stream, 8);
   if (err != cudaSuccess) return err;
-  sgemm_ozaki_int8_assign<<<1, 32, 0, stream>>>(M, N, rowsCap, columnsCap, plan);
+  sgemm_ozaki_int8_assign<<<1, 32, 0, stream>>>(M, N, memory.rowsCap, memory.columnsCap, plan);
   if ((err = launched()) != cudaSuccess) return err;
-  const dim3 block(kQuads, 4);
-  const int rowsPerBlock = 4 * kReconstructRows;
-  const dim3 grid((N + 4 * kQuads - 1) / (4 * kQuads),
-                  std::min((M + rowsPerBlock - 1) / rowsPerBlock, 65535));
-  constexpr decltype(&sgemm_ozaki_int8_reconstruct<kMaxModuli>) kReconstruct[] = {
-      sgemm_ozaki_int8_reconstruct<4>, sgemm_ozaki_int8_reconstruct<5>,
-      sgemm_ozaki_int8_reconstruct<6>, sgemm_ozaki_int8_reconstruct<7>,
-      sgemm_ozaki_int8_reconstruct<8>};
-  static_assert(kMinModuli == 4 && kMaxModuli == 8, "one kernel for each count of moduli");
-  kReconstruct[count - kMinModuli]<<<grid, block, 0, stream>>>(M, N, alpha, beta, C, ldc, residues,
-                                                               L.ldr, crt, lines, fails, plan);
-  if ((err = launched()) != cudaSuccess) return err;
+  err = queue_reconstruction(count, g, residues, L.ldr, crt, lines, fails, plan, stream);
+  if (err != cudaSuccess) return err;
   // The slow path: rung 15 on the flagged rows, on the flagged columns, or on the whole problem
   // (at most one has work); below its K, sgemm_ozaki_int8_short.
-  err = queue_slow_path(g, shortK, fails, lists, plan, rowsCap, rowsBuffers.get(), columnsCap,
-                        columnsBuffers.get(), stream);
+  err = queue_slow_path(g, memory, fails, lists, plan, stream);
   // C may hold the reconstruction now: no fallback may start again from it, whatever failed.
   return runtime::LaunchAnswer::stop(err);
 }

@@ -4,13 +4,15 @@
 // over a block), the gather and scatter between C (or A, B) and the compact problem the slow
 // path multiplies, the slow path itself (rung 15 on the gathered rows or columns; below rung
 // 15's shortest K, sgemm_ozaki_int8_short), the size of its buffers, the workspace's layout
-// (Layout) and parts, what each launch zeroes, and the slow path as the launcher queues it
-// (queue_slow_path). Rung 16 (kernels/16_ozaki_int8.cu) includes it.
+// (Layout), the launch's memory (Memory) and the workspace's parts, what each launch zeroes, and
+// the launches the launcher hands off: the columns' pass, the reconstruction (one kernel for
+// each count of moduli) and the slow path. Rung 16 (kernels/16_ozaki_int8.cu) includes it.
 //
-// Included inside the rung's namespace, after ozaki_certificate.cuh (it reads Plan, Line,
-// Stats, Tally, Crt, store_residues, kColumnTile, kSliceRows, Sample, sample_count and
-// kSlowPathMost) and after the rung's declaration of every_shape_3xtf32::launch_limited, and in
-// no other way: it has no include guard of its own.
+// Included inside the rung's namespace, after ozaki_certificate.cuh and the rung's
+// reconstruction (it reads Plan, Line, Stats, Tally, Crt, store_residues, kColumnTile,
+// kSliceRows, Sample, sample_count, kSlowPathMost, kSlowPathMinK, kQuads, kReconstructRows and
+// sgemm_ozaki_int8_reconstruct) and after the rung's declaration of
+// every_shape_3xtf32::launch_limited, and in no other way: it has no include guard of its own.
 
 // ---- The columns' pass: the rows' (sgemm_ozaki_int8_rows) through a transpose.
 
@@ -242,6 +244,35 @@ cudaError_t slow_path(const Gemm& g, const int* list, const int* limits, int cap
 // ---- The launcher's plumbing: the workspace's parts, zeroed before each launch, and the slow
 // path queued after the reconstruction.
 
+// The launch's memory, allocated before anything is queued, each part only where those before
+// it were: the workspace (Layout) and the slow path's buffers, rowsCap rows of C and
+// columnsCap columns (below rung 15's shortest K the slow path is sgemm_ozaki_int8_short, which
+// needs no buffers).
+struct Memory {
+  const Layout L;
+  const bool shortK;
+  const int rowsCap, columnsCap;
+  runtime::Workspace<uint8_t> W;
+  runtime::Workspace<float> rowsBuffers, columnsBuffers;
+  Memory(int M, int N, int K, int count, cudaStream_t stream)
+      : L(M, N, K, count),
+        shortK(K < kSlowPathMinK),
+        rowsCap(shortK ? M : slow_path_cap(M)),
+        columnsCap(shortK ? N : slow_path_cap(N)),
+        W(L.bytes, stream),
+        rowsBuffers(shortK || W.error() != cudaSuccess ? 0 : slow_path_floats(rowsCap, K, N),
+                    stream),
+        columnsBuffers(shortK || W.error() != cudaSuccess || rowsBuffers.error() != cudaSuccess
+                           ? 0
+                           : slow_path_floats(columnsCap, K, M),
+                       stream) {}
+  cudaError_t error() const {  // the first that failed
+    return W.error() != cudaSuccess             ? W.error()
+           : rowsBuffers.error() != cudaSuccess ? rowsBuffers.error()
+                                                : columnsBuffers.error();
+  }
+};
+
 // The workspace's parts that the kernels take, at their places in Layout L.
 struct Parts {
   Line* lines;     // M rows, then N columns
@@ -279,24 +310,55 @@ cudaError_t zero_workspace(uint8_t* w, const Layout& L, int M, int N, cudaStream
   return cudaSuccess;
 }
 
+// The columns' pass, queued after the rows': a block 32 columns and kTransposeDepth of K.
+cudaError_t queue_columns(const Gemm& g, const Stats* stats, const Crt& crt, uint8_t* planes,
+                          int Kp, Line* lines, const Plan* plan, cudaStream_t stream) {
+  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
+  const dim3 grid((N + kColumnTile - 1) / kColumnTile, (K + kTransposeDepth - 1) / kTransposeDepth);
+  sgemm_ozaki_int8_columns<<<grid, dim3(kColumnTile, 8), 0, stream>>>(K, N, B, ldb, stats, crt,
+                                                                      planes, Kp, lines, plan);
+  return cudaGetLastError();
+}
+
+// The reconstruction, one kernel for each count of moduli (a template argument), a block 256
+// columns and 4 kReconstructRows rows of C.
+cudaError_t queue_reconstruction(int count, const Gemm& g, const uint8_t* residues, int ldr,
+                                 const Crt& crt, const Line* lines, const int* fails,
+                                 const Plan* plan, cudaStream_t stream) {
+  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
+  const dim3 block(kQuads, 4);
+  const int rowsPerBlock = 4 * kReconstructRows;
+  const dim3 grid((N + 4 * kQuads - 1) / (4 * kQuads),
+                  std::min((M + rowsPerBlock - 1) / rowsPerBlock, 65535));
+  constexpr decltype(&sgemm_ozaki_int8_reconstruct<kMaxModuli>) kReconstruct[] = {
+      sgemm_ozaki_int8_reconstruct<4>, sgemm_ozaki_int8_reconstruct<5>,
+      sgemm_ozaki_int8_reconstruct<6>, sgemm_ozaki_int8_reconstruct<7>,
+      sgemm_ozaki_int8_reconstruct<8>};
+  static_assert(kMinModuli == 4 && kMaxModuli == 8, "one kernel for each count of moduli");
+  kReconstruct[count - kMinModuli]<<<grid, block, 0, stream>>>(M, N, alpha, beta, C, ldc, residues,
+                                                               ldr, crt, lines, fails, plan);
+  return cudaGetLastError();
+}
+
 // The slow path, after the reconstruction: rung 15 on the flagged rows, on the flagged columns,
-// or on the whole problem (at most one has work); below its K (shortK),
-// sgemm_ozaki_int8_short. The buffers hold rowsCap rows of C, columnsCap columns.
-cudaError_t queue_slow_path(const Gemm& g, bool shortK, const int* fails, const int* lists,
-                            Plan* plan, int rowsCap, float* rowsBuffers, int columnsCap,
-                            float* columnsBuffers, cudaStream_t stream) {
+// or on the whole problem (at most one has work); below its K (memory.shortK),
+// sgemm_ozaki_int8_short.
+cudaError_t queue_slow_path(const Gemm& g, const Memory& memory, const int* fails, const int* lists,
+                            Plan* plan, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
   cudaError_t err;
-  if (shortK) {
+  if (memory.shortK) {
     const long long elements = static_cast<long long>(M) * N;
     sgemm_ozaki_int8_short<<<static_cast<unsigned>(std::min((elements + 255) / 256, 65535LL)), 256,
                              0, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, fails,
                                           plan);
     err = cudaGetLastError();
   } else {
-    err = slow_path(g, lists, plan->rowsPath, rowsCap, true, rowsBuffers, stream);
+    err =
+        slow_path(g, lists, plan->rowsPath, memory.rowsCap, true, memory.rowsBuffers.get(), stream);
     if (err == cudaSuccess)
-      err = slow_path(g, lists + M, plan->columnsPath, columnsCap, false, columnsBuffers, stream);
+      err = slow_path(g, lists + M, plan->columnsPath, memory.columnsCap, false,
+                      memory.columnsBuffers.get(), stream);
     if (err == cudaSuccess) err = every_shape_3xtf32::launch_limited(g, plan->latePath, stream);
   }
   return err;

@@ -3,11 +3,11 @@
 // magnitude, exponent range and Inf/NaN that the certificate and the prediction read), the
 // Line and Tally the pre-pass fills for the certificate, the Plan (the decisions made on the
 // device), the magnitude bytes of the bound plane, the block reductions that merge them in a
-// fixed order, and the statistics' kernels (the first pass over A and over B). Rung 16
-// (kernels/16_ozaki_int8.cu) includes it.
+// fixed order, and the statistics' kernels (the first pass over A and over B) with their launch
+// (queue_statistics). Rung 16 (kernels/16_ozaki_int8.cu) includes it.
 //
-// Included inside the rung's namespace, after its scaled integers (it reads bits_of and
-// scale_to_integer's Scaled from there), and in no other way: it has no include guard of its own
+// Included inside the rung's namespace, after ozaki_bits.cuh (it reads bits_of) and the rung's
+// scaled integers, and in no other way: it has no include guard of its own
 // (tests/planted_kernels.cu includes the rung twice, each time in a namespace of its own).
 
 // ---- A line's statistics.
@@ -67,8 +67,8 @@ struct Stats {
   }
 };
 
-// What the certificate (below) needs of a row of A or a column of B, besides its scale:
-// filled by the pre-pass, read by the bound plane's epilogue.
+// What the certificate (ozaki_certificate.cuh) needs of a row of A or a column of B, besides
+// its scale: filled by the pre-pass, read by the bound plane's epilogue.
 struct Line {
   double integers;   // sum of |x 2^s| rounded: the scaled integers' magnitudes, exactly
   double norm;       // the 2-norm (Cauchy-Schwarz bounds |c_ij| for the overflow guard)
@@ -192,4 +192,19 @@ __global__ void __launch_bounds__(kColumnTile * 8)
     for (int y = 1; y < 8; ++y) mine.merge(rows[y][threadIdx.x]);
     partial[blockIdx.y * static_cast<long long>(N) + j] = mine;
   }
+}
+
+// The statistics' kernels, queued first: the rows' (one block a row) and the columns' (a block
+// 32 columns and kSliceRows of K, partial sums merged by sgemm_ozaki_int8_predict).
+cudaError_t queue_statistics(const Gemm& g, Stats* stats, Stats* partial, cudaStream_t stream) {
+  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
+  const int slices = (K + kSliceRows - 1) / kSliceRows;
+  const unsigned columnTiles = (N + kColumnTile - 1) / kColumnTile;
+  sgemm_ozaki_int8_row_stats<<<std::min(M, 65535 * 8), kRowThreads, 0, stream>>>(M, K, A, lda,
+                                                                                 stats);
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return err;
+  sgemm_ozaki_int8_column_stats<<<dim3(columnTiles, slices), dim3(kColumnTile, 8), 0, stream>>>(
+      K, N, B, ldb, partial);
+  return cudaGetLastError();
 }
