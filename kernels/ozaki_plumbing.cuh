@@ -16,7 +16,8 @@
 
 // ---- The columns' pass: the rows' (sgemm_ozaki_int8_rows) through a transpose.
 
-// Second pass: block (x, y) takes the merged statistics of its 32 columns (their scales;
+// The columns of B, second pass (the first, sgemm_ozaki_int8_column_stats, sums their
+// statistics): block (x, y) takes the merged statistics of its 32 columns (their scales;
 // block y = 0 stores the Lines' scale, exponent and flags), then transposes a 128 x 32
 // tile of B through shared memory and stores its residues and magnitude bytes K-major: planes
 // [count + 1][N][Kp]. Each block adds its rows' tallies to the columns' Lines (zeroed first):
@@ -241,8 +242,9 @@ cudaError_t slow_path(const Gemm& g, const int* list, const int* limits, int cap
   return err;
 }
 
-// ---- The launcher's plumbing: the workspace's parts, zeroed before each launch, and the slow
-// path queued after the reconstruction.
+// ---- The launcher's plumbing: the launch's memory, the workspace's parts, what each launch
+// zeroes, and the launches the launcher hands off (the columns' pass, the reconstruction, the
+// slow path).
 
 // The launch's memory, allocated before anything is queued, each part only where those before
 // it were: the workspace (Layout) and the slow path's buffers, rowsCap rows of C and
