@@ -17,8 +17,9 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 SCRIPT = os.path.join(ROOT, "scripts", "pictures")
 # What the pictures are drawn from, and the pictures: copied into each test's tree.
-COPIED = ["kernels", "runner", os.path.join("results", "h200", "bench.json"),
-          os.path.join("docs", "pictures")]
+COPIED = ["kernels", "runner", "library", os.path.join("results", "h200", "bench.json"),
+          os.path.join("results", "h200", "best_rates.json"),
+          os.path.join("results", "h100", "best_rates.json"), os.path.join("docs", "pictures")]
 
 
 def run(*args):
