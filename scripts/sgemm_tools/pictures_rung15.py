@@ -1,0 +1,184 @@
+"""The picture of rung 15: K cut into slices whose blocks are one thread-block cluster, each
+slice's partial tile in its own shared memory, and each rank finishing a band of the tile's
+rows by adding every rank's partial tile in rank order through distributed shared memory;
+beside it, the path and the slices rung 15's choose() gives each shape of the committed sweep.
+Drawn from kernels/15_every_shape_3xtf32.cu's constants (the Tile struct at run_prepass's
+template arguments, kPitch, kMostRanks, kMostSlices, kPromote, kFusedBelow, the Fused tile)
+and choose() and Slicing as the launcher computes them, on the sweep's GPU."""
+import json
+import os
+import re
+
+from sgemm_tools.pictures_src import evaluate, rung_source, sweep_context
+from sgemm_tools.pictures_svg import BLUE, GREY, INK, LIGHT, PALETTE, Svg, hue
+
+TILE = r"struct Tile \{.*?\n\};"
+# The sweep's shape whose plan the cluster panel draws: few tiles, long K.
+SHAPE = "large-K"
+
+
+class Rung15:
+    """What the picture needs of rung 15's source: the pre-pass tile, the limits, choose()."""
+
+    def __init__(self, root):
+        src = self.src = rung_source(root, 15)
+        top = src.constants()  # the file's own: kMostRanks, kPromote, kMostSlices, ...
+        args = src.find(r"run_prepass<([^>]*)>\(g, plan\.slices", "run()'s run_prepass<...>")
+        names = ["BN", "BK", "STAGES", "PROMOTE"]
+        self.args = dict(zip(names, (evaluate(a, top) for a in args.group(1).split(","))))
+        self.tile = src.constants(self.args, TILE)
+        self.pitch = evaluate(src.find(r"constexpr int kPitch = ([^;]+);", "kPitch").group(1),
+                              self.tile)
+        self.ranks, self.promote = top["kMostRanks"], top["kPromote"]
+        self.most_slices = top["kMostSlices"]
+        fused = src.find(r"struct Fused \{\s*static constexpr int BM = (\d+), BN = (\d+), "
+                         r"BK = (\d+);", "the Fused tile").groups()
+        self.fused_bm, self.fused_bn, self.fused_bk = (int(v) for v in fused)
+        below = src.find(r"constexpr double kFusedBelow = ([\d.]+) \* ([\d.]+) \* ([\d.]+);",
+                         "kFusedBelow").groups()
+        self.fused_below = float(below[0]) * float(below[1]) * float(below[2])
+        self.side = round(self.fused_below ** (1 / 3))
+        # choose() and the launcher's lines this module computes again: a change to them must
+        # show here, not pass unnoticed.
+        for line in [r"plan\.fused = static_cast<double>\(M\) \* N \* K < kFusedBelow;",
+                     r"\(sms \+ tiles - 1\) / tiles, kMostSlices\)",
+                     r"\{sms / tiles, kMostRanks, K / \(kPromote \* 32\)\}",
+                     r"kSlice = \(kTiles \+ want - 1\) / want \* bk;",
+                     r"slices = \(K \+ kSlice - 1\) / kSlice;",
+                     r"firstRow = rank \* BM / slices",
+                     r"clusterDim\.y = static_cast<unsigned>\(slices\);",
+                     r"Slicing cut\(K, std::min\(want, kMostRanks\), BK\);",
+                     r"s\.x \+= p\.x"]:
+            src.find(line, "the line /" + line + "/ of choose(), Slicing or the cluster's sum")
+
+    def plan(self, M, N, K, sms):
+        """choose() then Slicing, as the launcher runs them: (fused, tiles, slices, kSlice)."""
+        tiles = -(-M // 128) * -(-N // 128)
+        fused = float(M) * N * K < self.fused_below
+        if fused:
+            want, bk = min(-(-sms // tiles), self.most_slices), self.fused_bk
+        else:
+            want = max(1, min(sms // tiles, self.ranks, K // (self.promote * 32)))
+            want, bk = min(want, self.ranks), self.args["BK"]
+        k_tiles = -(-K // bk)
+        want = max(1, min(want, k_tiles))
+        k_slice = -(-k_tiles // want) * bk
+        return fused, tiles, -(-K // k_slice), k_slice
+
+
+def sweep_shapes(root, path="results/h200/bench.json"):
+    """The shapes rung 15 ran in the committed sweep, in the sweep's order."""
+    with open(os.path.join(root, path)) as f:
+        names = [b["name"] for b in json.load(f)["benchmarks"]]
+    shapes = []
+    for name in names:
+        m = re.match(r"sgemm/rung:15_[^/]+/(\d+)x(\d+)x(\d+)/", name)
+        if m and tuple(map(int, m.groups())) not in shapes:
+            shapes.append(tuple(map(int, m.groups())))
+    if not shapes:
+        raise SystemExit(f"scripts/pictures: {path} holds no rung 15 shape")
+    return shapes
+
+
+def cluster_slices(root):
+    r = Rung15(root)
+    sweep = sweep_context(root)
+    if SHAPE not in sweep["kinds"]:
+        raise SystemExit(f"scripts/pictures: results/h200/bench.json names no '{SHAPE}' shape")
+    M, N, K = (int(v) for v in sweep["kinds"][SHAPE].split("x"))
+    sms = sweep["sms"]
+    fused, tiles, slices, k_slice = r.plan(M, N, K, sms)
+    if fused or slices < 2:
+        raise SystemExit(f"scripts/pictures: rung 15 no longer runs {SHAPE} in a cluster")
+    BM, BN, BK = r.tile["BM"], r.args["BN"], r.args["BK"]
+    k = {"shape": f"{M}x{N}x{K}", "gpu": sweep["gpu"].replace(" ", "_"), "sms": sms,
+         "tile": f"{BM}x{BN}x{BK}", "STAGES": r.args["STAGES"], "PROMOTE": r.args["PROMOTE"],
+         "kPitch": r.pitch, "slices": slices, "kSlice": k_slice, "kMostRanks": r.ranks,
+         "kMostSlices": r.most_slices, "kFusedBelow": f"{r.side}^3"}
+    s = Svg("15 · Slices of K meet in a cluster, summed in rank order",
+            f"{r.src.path}, results/h200/bench.json", k, 1000)
+    # K, cut into slices: one block per slice, the slices of a tile one cluster.
+    s.text(12, 50, f"{M} × {N} × {K} ({SHAPE}), {sweep['gpu']} ({sms} SMs): {tiles} tiles of "
+           f"{BM} × {BN}, K in {slices} slices of {k_slice}", size=12, bold=True)
+    kx, ky, kw = 60, 64, 600
+    s.text(12, ky + 20, "K →", size=12)
+    for z in range(slices):
+        lo, hi = z * k_slice, min(K, (z + 1) * k_slice)
+        s.rect(kx + lo * kw / K, ky, (hi - lo) * kw / K, 30, fill=hue(z, max(slices, 2)))
+        s.text(kx + (lo + hi) / 2 * kw / K, ky + 20, f"slice z = {z}: k {lo} … {hi - 1}",
+               size=11, anchor="middle")
+    s.text(12, ky + 52, f"Grid {tiles} × {slices}, cluster (1, {slices}, 1): a tile's {slices} "
+           f"blocks are one cluster; rank z walks slice z, {k_slice // BK} stages of BK = {BK}",
+           size=12)
+    # The cluster: each rank's partial tile in its own shared memory, and the bands of rows.
+    top, bw, bh = 150, 250, 200
+    gap = (700 - 24 - slices * bw) / max(slices - 1, 1) if slices <= 2 else 10
+    bw = bw if slices <= 2 else (676 - 10 * (slices - 1)) / slices
+    band = [(z * BM // slices, (z + 1) * BM // slices) for z in range(slices)]
+    xs = [12 + z * (bw + gap) for z in range(slices)]
+    for z in range(slices):
+        x = xs[z]
+        s.rect(x, top, bw, bh + 120, fill=LIGHT, stroke=INK)
+        s.text(x + 8, top + 18, f"block (x, {z}): cluster rank {z}", size=12, bold=True)
+        s.lines(x + 8, top + 36, [f"1. wgmma over slice {z} →", "   sum[] in registers",
+                                  f"2. sum[] → P, its ring reused:", f"   {BM} × {r.pitch} "
+                                  f"floats (pitch BN + {r.pitch - BN})"], size=11, step=14)
+        py, ph = top + 98, bh - 10
+        s.rect(x + 8, py, bw - 16, ph, fill=hue(z, max(slices, 2)), stroke=INK)
+        for w, (lo, hi) in enumerate(band):
+            y0, y1 = py + lo * ph / BM, py + hi * ph / BM
+            s.line(x + 8, y0, x + bw - 8, y0, stroke=GREY, dash="4 3")
+            s.text(x + bw / 2, (y0 + y1) / 2 + 4, f"P rows {lo}–{hi - 1}", size=11,
+                   anchor="middle")
+            if w == z:  # the band this rank finishes
+                s.rect(x + 12, y0 + 4, bw - 24, y1 - y0 - 8, stroke=BLUE, sw=2.5)
+        s.text(x + 8, py + ph + 16, f"P: rank {z}'s partial tile, its shared memory", size=11)
+        s.lines(x + 8, top + bh + 180, [f"4. rank {z} finishes rows {band[z][0]}–"
+                                      f"{band[z][1] - 1}:", "   " + " + ".join(
+                                          f"P{q}" for q in range(slices)) + ", in rank order,",
+                                      "   then α, β, guard path → C"],
+                size=11, step=14, fill=BLUE)
+    # 3. the reads through distributed shared memory: rank z's band, from every rank in order.
+    s.rect(12, top + bh + 130, 676, 26, fill="#fff7d6", stroke=INK, dash="4 3")
+    s.text(350, top + bh + 147, "3. cluster barrier (release / acquire): every P is written "
+           "and visible to the whole cluster", size=11, anchor="middle")
+    py, ph = top + 98, bh - 10
+    for z in range(slices):  # rank z reads its band of rows from every other rank q
+        lo, hi = band[z]
+        for q in range(slices):
+            if q == z:
+                continue
+            y = py + (lo + hi) / 2 * ph / BM + 8
+            x_from, x_to = ((xs[q] + bw - 8, xs[z] + 8) if q < z else (xs[q] + 8, xs[z] + bw - 8))
+            s.arrow(x_from, y, x_to, y, stroke=BLUE, sw=2)
+    s.text(350, top + bh + 240, "Blue arrows: ld.shared::cluster reads of another rank's "
+           "rows, float4 by float4; a rank reads its own band at home.", size=11,
+           anchor="middle", fill=BLUE)
+    s.text(350, top + bh + 256, f"5. a last cluster barrier: no block exits while another "
+           "may still read its shared memory.", size=11, anchor="middle")
+    # The paths per shape of the sweep.
+    ty = top + bh + 292
+    s.text(12, ty, f"choose() per shape of the sweep: the fused kernel below {r.side}³ "
+           "multiply-adds, else the pre-pass path", size=12, bold=True)
+    cols = [12, 180, 230, 330, 440]
+    heads = ["M × N × K", "tiles", "path", "slices × kSlice", "where the slices meet"]
+    for x, h in zip(cols, heads):
+        s.text(x, ty + 20, h, size=11, bold=True)
+    for i, (m, n, kk) in enumerate(sweep_shapes(root)):
+        f, t, sl, ks = r.plan(m, n, kk, sms)
+        y = ty + 36 + i * 15
+        meet = ("none: one slice" if sl == 1 else
+                "workspace, then a sum kernel" if f else f"a cluster of {sl}, in shared memory")
+        colour = PALETTE[1] if f else PALETTE[0] if sl == 1 else PALETTE[2]
+        s.rect(8, y - 11, 684, 14, fill=colour, stroke="none")
+        for x, v in zip(cols, [f"{m} × {n} × {kk}", str(t), "fused" if f else "pre-pass",
+                               f"{sl} × {ks}" if sl > 1 else "1", meet]):
+            s.text(x, y, v, size=11, bold=(m, n, kk) == (M, N, K))
+    s.caption(["K's slices to scale along K; the cluster schematic. Table: choose() and Slicing "
+               "computed here as the launcher", "computes them; the bold row is the shape "
+               "drawn above. Green: fused; orange: a cluster; blue: one slice."])
+    return s
+
+
+def draw(root):
+    return {"15_cluster_slices.svg": lambda: cluster_slices(root)}
