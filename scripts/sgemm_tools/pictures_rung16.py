@@ -1,0 +1,219 @@
+"""The picture of rung 16: the dataflow of its passes, in the order the launcher
+(launch_moduli in kernels/16_ozaki_int8.cu) queues them. Each box names the kernels the step
+launches, read from the launcher's body and from the queue_* functions of the rung's headers
+(kernels/ozaki_*.cuh), the Plan field that gates them (their `if (!plan->...) return;`), and
+the workspace parts it writes (Layout's fields, checked against the struct), with the sizes of
+the three large ones (A's and B's planes, the products' residues) at 8192^3 with the ladder's
+number of moduli, from Layout's formulas. A change to the order, a new launch or a renamed
+part makes the module fail (SystemExit) until the picture's reader is updated."""
+import re
+
+from sgemm_tools.pictures_src import Source, rung_source
+from sgemm_tools.pictures_svg import BLUE, GREY, INK, LIGHT, PALETTE, STRONG, Svg
+
+HEADERS = ["kernels/ozaki_statistics.cuh", "kernels/ozaki_certificate.cuh",
+           "kernels/ozaki_plumbing.cuh"]
+SHAPE = 8192  # M = N = K of the sizes printed
+
+# The launcher's steps in the order the picture expects them: (how the launcher's body names
+# the step, title, what it writes: Layout's fields in {braces}, Plan's fields as plan.x).
+STEPS = [
+    (r"queue_statistics\(", "statistics of every row of A and column of B",
+     "{stats}: the rows' Σx², Σ|x|, exponent range, Inf or NaN; {partial}: the columns', "
+     "by slices of K"),
+    (r"queue_prediction\(", "prediction: heavy lines, the certificate on a sample",
+     "{sampleRows}, {sampleColumns}: sampled lines' bytes; {G}, {rowFails}, {columnFails}; "
+     "plan.heavy, plan.integer, plan.wholePath"),
+    (r"sgemm_ozaki_int8_rows<<<", "rows' pass: scales, residues, magnitude bytes of A",
+     "{a}: count + 1 planes of A [M][Kp], residues mod p_l then magnitude bytes; {lines}: "
+     "the rows'"),
+    (r"queue_columns\(", "columns' pass: the same for B, through a transpose",
+     "{b}: count + 1 planes of Bᵀ [N][Kp], K-major; {lines}: the columns'"),
+    (r"multiply<[^>]*true>\(", "bound plane: INT8 GEMM of the magnitude bytes",
+     "{fails}: the rows and columns holding an element its epilogue cannot certify"),
+    (r"sgemm_ozaki_int8_list<<<", "the flagged lists (a scan over a block a side)",
+     "{lists}: the flagged rows, then columns; plan.flagged"),
+    (r"multiply<[^>]*false>\(", "INT8 GEMM over the moduli: A'_l B'_l mod p_l",
+     "{r}: count planes [M][ldr], one byte a residue of C"),
+    (r"sgemm_ozaki_int8_assign<<<", "assign: slow path by rows, by columns, or whole",
+     "plan.reconstruct, plan.rowsPath, plan.columnsPath, plan.latePath"),
+    (r"queue_reconstruction\(", "CRT reconstruction, scale back, alpha and beta",
+     "C: every element the slow path does not own"),
+    (r"queue_slow_path\(", "slow path: rung 15 on the flagged rows or columns, or all of C",
+     "C: the flagged rows or columns (gathered, multiplied by rung 15, scattered back)"),
+]
+# A step's colour: the file that defines the first kernel it launches.
+COLOURS = {"kernels/16_ozaki_int8.cu": PALETTE[1], "kernels/ozaki_statistics.cuh": PALETTE[0],
+           "kernels/ozaki_certificate.cuh": PALETTE[3], "kernels/ozaki_plumbing.cuh": LIGHT}
+FP32 = PALETTE[2]  # rung 15's
+PREFIX = "sgemm_ozaki_int8_"
+
+
+def wrap(items, sep, width=84):
+    """`items` joined by `sep` into lines of at most `width` characters (an item never cut)."""
+    lines = [""]
+    for item in items:
+        if lines[-1] and len(lines[-1]) + len(sep) + len(item) > width:
+            lines[-1] += sep.rstrip()
+            lines.append("")
+        lines[-1] += (sep if lines[-1] else "") + item
+    return lines
+
+
+def body(src, head, what):
+    """The text of a function from its head (a regex) to the first '}' at column 0."""
+    return src.find(head + r".*?\n}", what).group(0)
+
+
+class Rung16:
+    def __init__(self, root):
+        self.src = rung_source(root, 16)
+        self.headers = [Source(root, h) for h in HEADERS]
+        self.all = [self.src] + self.headers
+        top = self.src.constants()
+        self.count, self.moduli = top["kLadderModuli"], self.moduli_of()
+        self.launcher = body(self.src, r"runtime::LaunchAnswer launch_moduli\(", "launch_moduli")
+        layout = body(self.headers[2], r"struct Layout \{", "struct Layout")
+        self.fields = set(re.findall(r"\b(\w+) = ", layout))
+        plan = self.find_in(r"struct Plan \{.*?\n\};", "struct Plan").group(0)
+        self.plan_fields = set(re.findall(r"\b(\w+)(?:\[\d\])?[,;]", plan))
+        for line in [r"Kp = static_cast<int>\(round_up\(K, 16\)\);",
+                     r"ldr = static_cast<int>\(round_up\(N, 16\)\);",
+                     r"b = a \+ round_up\(static_cast<size_t>\(count \+ 1\) \* M \* Kp, 256\);",
+                     r"r = b \+ round_up\(static_cast<size_t>\(count \+ 1\) \* N \* Kp, 256\);",
+                     r"lines = r \+ round_up\(static_cast<size_t>\(count\) \* M \* ldr, 256\);"]:
+            if not re.search(line, layout):
+                raise SystemExit(f"scripts/pictures: Layout has no line /{line}/; the sizes of "
+                                 "pictures_rung16.py need updating")
+
+    def moduli_of(self):
+        m = self.src.find(r"constexpr int kModuli\[kMaxModuli\] = \{([^}]*)\};", "kModuli")
+        return [int(v) for v in m.group(1).split(",")]
+
+    def find_in(self, regex, what):
+        for s in self.all:
+            m = re.search(regex, s.code, re.S)
+            if m:
+                self.where = s.path
+                return m
+        raise SystemExit(f"scripts/pictures: no {what} (/{regex}/) in rung 16's files")
+
+    def function(self, name):
+        """The body of a host function `name` (cudaError_t ...) in any of rung 16's files."""
+        return self.find_in(r"cudaError_t " + name + r"\(.*?\n}", f"function {name}").group(0)
+
+    def gate(self, kernel):
+        """The Plan fields a kernel returns early on: its `if (... plan->x ...) return;`."""
+        head = r"__global__[^;{]*?\b" + kernel + r"\(.*?\n}"
+        text = self.find_in(head, f"kernel {kernel}").group(0)
+        return sorted(set(re.findall(r"!plan->(\w+)", " ".join(
+            re.findall(r"if \(([^;]*)\) return;", text)))))
+
+    def launches(self, text, depth=1):
+        """The kernels a piece of host code launches, in order: the rung's own by name, rung
+        15 as launch_limited, and one level of its helper slow_path()."""
+        found = []
+        for m in re.finditer(r"\b(sgemm_ozaki_int8\w*)\b|\b(launch_limited)\(|\b(slow_path)\(",
+                             text):
+            if m.group(1):
+                found.append(m.group(1))
+            elif m.group(2):
+                found.append("rung 15: launch_limited")
+            elif depth:
+                found += self.launches(self.function("slow_path"), depth - 1)
+        return list(dict.fromkeys(found))
+
+    def steps(self):
+        """[(title, kernels, gates, writes)] in the launcher's order; fails if it changed."""
+        out, at = [], 0
+        for regex, title, writes in STEPS:
+            m = re.search(regex, self.launcher[at:])
+            if not m:
+                raise SystemExit(f"scripts/pictures: launch_moduli no longer queues /{regex}/ "
+                                 "after the step before it; update pictures_rung16.py's STEPS")
+            at += m.end()
+            line = self.launcher[at - len(m.group(0)):].split(";", 1)[0]
+            if regex.startswith("queue_"):
+                kernels = self.launches(self.function(regex[:-2]))
+            elif regex.startswith("multiply"):
+                args = re.match(r"multiply<([^>]*)>", line).group(1)
+                kernels = [f"sgemm_ozaki_int8<{args}>"]
+            else:
+                kernels = self.launches(line)
+            gates = sorted({g for k in kernels if k.startswith("sgemm_ozaki_int8")
+                            for g in self.gate(k.split("<")[0])})
+            self.gate(kernels[0].split("<")[0])  # sets self.where: the file of the first
+            home = self.where
+            for part in re.findall(r"\{(\w+)\}", writes):
+                if part not in self.fields:
+                    raise SystemExit(f"scripts/pictures: Layout has no part '{part}'")
+            for field in re.findall(r"plan\.(\w+)", writes):
+                if field not in self.plan_fields:
+                    raise SystemExit(f"scripts/pictures: Plan has no field '{field}'")
+            out.append((title, kernels, gates, writes, home))
+        others = re.findall(r"(\w+)(?:<[^>]*>)?<<<|\b(queue_\w+)\(|\b(multiply)<", self.launcher)
+        if len(others) != len(STEPS):
+            raise SystemExit(f"scripts/pictures: launch_moduli queues {len(others)} steps, the "
+                             f"picture knows {len(STEPS)}; update pictures_rung16.py's STEPS")
+        return out
+
+    def sizes(self):
+        """MiB of A's planes, B's and the products' residues at SHAPE^3, kLadderModuli."""
+        n, c = SHAPE, self.count
+        kp, ldr = -(-n // 16) * 16, -(-n // 16) * 16
+        return {"a": (c + 1) * n * kp / 2**20, "b": (c + 1) * n * kp / 2**20,
+                "r": c * n * ldr / 2**20}
+
+
+def dataflow(root):
+    r = Rung16(root)
+    steps, sizes = r.steps(), r.sizes()
+    k = {"steps": len(steps), "kLadderModuli": r.count,
+         "moduli": ",".join(map(str, r.moduli[:r.count])),
+         "MiB_8192": "{a:.0f}/{b:.0f}/{r:.0f}".format(**sizes)}
+    gap, top, x0, w, right = 14, 78, 12, 478, 504
+    names, writes = [], []  # each step's lines of kernel names and of what it writes
+    for title, kernels, gates, text, home in steps:
+        names.append(wrap([kk.replace(PREFIX, "") for kk in kernels], ", "))
+        for part, mib in sizes.items():
+            text = text.replace(f"{{{part}}}", f"{part} ({mib:.0f} MiB)", 1)
+        writes.append(wrap(("writes " + re.sub(r"[{}]", "", text)).split(" "), " "))
+    heights = [22 + 14 * (len(n) + len(w)) for n, w in zip(names, writes)]
+    height = top + sum(heights) + gap * len(steps) + 80
+    s = Svg("16 · The passes, in the order the launcher queues them",
+            ", ".join([r.src.path] + HEADERS), k, height)
+    s.lines(12, 44, [f"{r.count} moduli ({', '.join(map(str, r.moduli[:r.count]))}), sizes at "
+                     f"{SHAPE}³; in blue the kernels, without their prefix {PREFIX}.",
+                     "Every kernel is queued on every call; each returns at once where its gate "
+                     "(a Plan field the GPU sets) is 0."], size=11, step=14)
+    y = top
+    for i, (title, kernels, gates, _, home) in enumerate(steps):
+        box_h = heights[i]
+        s.rect(x0, y, w, box_h, fill=COLOURS[home], stroke=INK)
+        s.text(x0 + 8, y + 16, f"{i + 1}. {title}", size=12, bold=True)
+        s.lines(x0 + 8, y + 30, names[i], size=10, step=14, fill=BLUE)
+        s.lines(x0 + 8, y + 30 + 14 * len(names[i]), writes[i], size=10, step=14)
+        if gates:
+            s.text(right, y + 16, "gate: " + ", ".join("plan." + g for g in gates), size=10,
+                   fill=GREY)
+        exits = {1: ["rung 15 on the whole problem", "(plan.wholePath): then every",
+                     "gated kernel below returns"],
+                 len(steps) - 1: ["rung 15 on the gathered rows", "(plan.rowsPath) or columns",
+                                  "(plan.columnsPath), or all of C", "(plan.latePath)"]}
+        if "launch_limited" in " ".join(kernels) and i in exits:
+            s.rect(right, y + 4, 688 - right, 10 + 13 * len(exits[i]), fill=FP32, stroke=STRONG,
+                   sw=1.5)
+            s.lines(right + 6, y + 18, exits[i], size=10, step=13)
+            s.arrow(x0 + w, y + 24, right, y + 24, stroke=STRONG)
+        if i + 1 < len(steps):
+            s.arrow(x0 + 60, y + box_h, x0 + 60, y + box_h + gap)
+        y += box_h + gap
+    s.legend(12, height - 58, [(COLOURS[p], p) for p in [r.src.path] + HEADERS], size=10,
+             step=13)
+    s.legend(360, height - 58, [(FP32, "rung 15 (FP32 accuracy on 3xTF32)")], size=10)
+    s.rect(2, 2, 696, height - 4, stroke=LIGHT)
+    return s
+
+
+def draw(root):
+    return {"16_dataflow.svg": lambda: dataflow(root)}
