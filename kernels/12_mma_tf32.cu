@@ -1,31 +1,16 @@
-// Rung 12: TF32 tensor cores with mma.sync. Rungs 1-11 multiplied with FFMA, one multiply-add
-// per instruction per thread; a warp-wide `mma.sync.aligned.m16n8k8` multiplies a 16x8 tile
-// by an 8x8 tile into a 16x8 tile (1024 multiply-adds) in one instruction (SASS
-// HMMA.1688.F32.TF32) on the tensor cores. The price is precision: the tensor core takes TF32
-// operands (FP32's 8-bit exponent, 10 explicit mantissa bits instead of 23), so each element
-// is rounded to TF32 (cvt.rna.tf32.f32, round to nearest) as it leaves shared memory; products
+// Rung 12: TF32 tensor cores with mma.sync. A warp-wide `mma.sync.aligned.m16n8k8` (SASS
+// HMMA.1688.F32.TF32) does 1024 multiply-adds in one instruction, on operands rounded to TF32
+// (cvt.rna.tf32.f32: FP32's exponent, 10 mantissa bits) as they leave shared memory; products
 // and sums stay FP32. This rung is precision class `tf32`: it is checked against and compared
 // with cuBLAS TF32, not SGEMM.
 //
-// What stays from rung 9: the block tile, the ring of STAGES cp.async buffers with one barrier
-// per tile, zero-filled copies past the edges, 16-byte copies where a pointer and its ld allow
-// and 4-byte copies otherwise. What changes:
-//  - Threads no longer own micro-tiles of C: a warp owns a WM x WN warp tile, walked as
-//    (WM/8) x (WN/16) mma tiles of 8 rows x 16 columns, and the m16n8k8 fragment layout
-//    (below) decides which elements of A, B and C each lane holds.
-//  - Each mma computes a tile of C transposed, C^T = B^T A^T: the mma's 16-row operand is a
-//    16-column slice of B, its 8-column operand an 8-row slice of A. With k and columns renamed
-//    inside a step (k t, t+4 -> 2t, 2t+1; columns g, g+8 -> 2g, 2g+1) every pair of fragment
-//    registers is two neighbouring floats of a row of As or Bs: one 64-bit shared load
-//    (LDS.64), landing in the registers the mma reads, with no moves. (The direct mapping,
-//    A's 16 rows as the 16-row operand, needs A(g, k) and A(g+8, k) in neighbouring registers:
-//    ptxas spent 1.5 register moves per mma on it.) A sum over k may visit k in any order as
-//    long as A and B agree; the renamed columns only decide which lane stores which element.
-//  - As is no longer transposed: As keeps A's layout [m][k] (a fragment reads along k), so A
-//    moves in 16-byte copies like B where aligned. Rows of As are BK + 8 floats and rows of Bs
-//    BN + 4, so that the fragment reads are free of bank conflicts (Tile says why).
-//  - Blocks are assigned to tiles of C in bands of kGroupRows tile rows (a 1D grid), so that
-//    the blocks resident at one time share panels of A and B in L2.
+// What stays from rung 9: the block tile, the ring of cp.async buffers, the edges. What
+// changes (docs/12_mma_tf32.md says why):
+//  - A warp owns a WM x WN tile of C, walked as 8 x 16 mma tiles in the fragment layout.
+//  - Each mma computes a tile of C^T = B^T A^T, k and columns renamed inside a step, so that
+//    every pair of fragment registers is one 64-bit shared load (LDS.64) with no moves.
+//  - As keeps A's layout [m][k], so A moves in 16-byte copies too; rows are padded (Tile).
+//  - Blocks walk tiles of C in bands of kGroupRows tile rows (a 1D grid), for L2.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -37,8 +22,7 @@
 
 namespace sgemm::mma_tf32 {
 
-// 16 bytes from global `src` to shared `dst` (both 16-byte aligned): the first `valid`
-// floats (0 to 4) are read, the rest of dst is zero-filled. .cg: cached in L2 only.
+// 16 bytes, global to shared: the first `valid` floats are read, the rest zero. L2 only (.cg).
 __device__ __forceinline__ void copy16(float* dst, const float* src, int valid) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
                    static_cast<unsigned>(__cvta_generic_to_shared(dst))),
@@ -46,8 +30,7 @@ __device__ __forceinline__ void copy16(float* dst, const float* src, int valid) 
                : "memory");
 }
 
-// 4 bytes: *src if `valid`, else zero (src is not read). .ca: cached in L1 as well, since
-// the rest of each 32-byte sector arrives through the warp's next copies.
+// 4 bytes: *src if `valid`, else zero. .ca: L1 too, for the warp's next copies of a sector.
 __device__ __forceinline__ void copy4(float* dst, const float* src, bool valid) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(
                    static_cast<unsigned>(__cvta_generic_to_shared(dst))),
@@ -73,10 +56,9 @@ __device__ __forceinline__ int opaque(int x) {
 
 // x rounded to the nearest TF32 (ties away from zero), in the register format mma.sync reads
 // a TF32 operand in: an FP32's bits, of which the mma ignores the low 13. They are not zero:
-// ptxas implements the cvt as an integer add of 0x1000 (half a TF32 unit) for finite x. As
-// cuBLAS TF32 does too, x within 2^-12 of FLT_MAX rounds to Inf. A NaN whose payload lies in
-// the 13 cut bits alone reaches the tensor core as Inf, where cuBLAS TF32 keeps it NaN;
-// keeping it NaN here (a test and a select per element) cost 27% (docs/00_method.md).
+// ptxas implements the cvt as an integer add of 0x1000 (half a TF32 unit) for finite x.
+// As in cuBLAS TF32, x within 2^-12 of FLT_MAX rounds to Inf; a NaN whose payload lies in the
+// 13 cut bits alone becomes Inf, where cuBLAS TF32 keeps it NaN (docs/00_method.md).
 __device__ __forceinline__ uint32_t to_tf32(float x) {
   uint32_t r;
   asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
@@ -99,9 +81,9 @@ __device__ __forceinline__ void mma_m16n8k8(float (&d)[4], const uint32_t (&p)[4
 // Tile rows of C per band of the block order: the blocks of one band walk it column by column.
 constexpr int kGroupRows = 8;
 
-// BM x BN: C per block; BK: depth staged per step; WM x WN: C per warp, walked as MITER x
-// NITER mma tiles of 8 rows x 16 columns of C, KITER mma steps of 8 per BK; STAGES: buffers
-// of the ring.
+// BM x BN: C per block; BK: depth staged per step; WM x WN: C per warp, walked as
+// MITER x NITER mma tiles of 8 rows x 16 columns, KITER mma steps of 8 k per BK.
+// STAGES: buffers of the ring.
 template <int BM, int BN, int BK, int WM, int WN, int STAGES>
 struct Tile {
   static constexpr int kThreads = (BM / WM) * (BN / WN) * 32;
@@ -144,8 +126,7 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
     sgemm_mma_tf32(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                    int ldb, float beta, float* C, int ldc, bool alignedC) {
   using T = Tile<BM, BN, BK, WM, WN, STAGES>;
-  // The ring, in dynamic shared memory: STAGES buffers of each tile.
-  extern __shared__ float4 ring[];
+  extern __shared__ float4 ring[];  // the ring: STAGES buffers of each tile
   // As[.][r * kStrideA + k] = A[blockRow + r][k0 + k]   (BM, BK) of (BM, kStrideA)
   float(*As)[T::kFloatsA] = reinterpret_cast<float(*)[T::kFloatsA]>(ring);
   // Bs[.][k * kStrideB + c] = B[k0 + k][blockCol + c]   (BK, BN) of (BK, kStrideB)
@@ -167,10 +148,8 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
   const int g = lane / 4;  // the fragments' group: row g of A, columns 2g, 2g+1 of B and C
   const int t = lane % 4;  // thread in group: k 2t, 2t+1 of A and B, rows 2t, 2t+1 of C
 
-  // Starts copying the tiles at k0 into buffer `buf`, zero past the end of K and of N; rows
-  // of A past M are copied from row M-1 instead, as they only feed rows of C that are never
-  // stored. 16-byte copies: chunk i = threadIdx.x + l * kThreads of the tile, row-major (a
-  // warp copies whole rows of 128 or 512 contiguous bytes). 4-byte copies: float i, the same.
+  // Starts copying the tiles at k0 into buffer `buf`, zero past K and N (rows of A past M repeat
+  // row M-1). Chunk (or float) i = threadIdx.x + l * kThreads of a tile, row-major.
   // The 4-byte copies' sources are recomputed per tile from an opaque thread index: kept across
   // the loop, their 48 addresses (two registers each) would spill.
   auto fetch = [&](int k0, int buf) {
@@ -234,12 +213,9 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
     if (ahead < K) fetch(ahead, buf > 0 ? buf - 1 : STAGES - 1);  // in flight for STAGES-1 steps
     commit();
 
-    // Each mma step computes, for 8 k, D = P Q with P = (a 16-column slice of B)^T, Q = (an
-    // 8-row slice of A)^T, D = (the 8 x 16 tile of C)^T, renaming k and columns so that every
-    // fragment register pair is one 64-bit shared load (rows of C are not renamed):
-    //   P's k t, t+4 -> k 2t, 2t+1 of the step, Q's the same (a sum over k may visit k in any
-    //   order, as long as A and B agree);  P's rows g, g+8 -> columns 2g, 2g+1 of the slice.
-    // So lane (g, t) holds, with k = 8 ks + 2t and c = the slice's column 2g,
+    // Each mma step, for 8 k: D = P Q with P = (a 16-column slice of B)^T, Q = (an 8-row slice
+    // of A)^T, D = (the 8 x 16 tile of C)^T; P's and Q's k t, t+4 renamed 2t, 2t+1, P's rows
+    // g, g+8 columns 2g, 2g+1. So lane (g, t) holds, with k = 8 ks + 2t and c = column 2g,
     //   p = B(k, c), B(k, c+1), B(k+1, c), B(k+1, c+1)   q = A(r, k), A(r, k+1) for r = g
     //   d = C(2t, c), C(2t+1, c), C(2t, c+1), C(2t+1, c+1)  (rows of the 8-row slice)
 #pragma unroll
@@ -267,9 +243,8 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
     }
   }
 
-  // Lane (g, t) holds C(2t + h, 2g .. 2g+1) = acc[ni][mi][h], acc[ni][mi][h + 2] of each
-  // 8 x 16 mma tile, h = 0, 1. Unrolled, so that acc[] is indexed with constants and stays
-  // in registers.
+  // Lane (g, t) holds C(2t + h, 2g .. 2g+1) = acc[ni][mi][h], acc[ni][mi][h + 2], h = 0, 1.
+  // Unrolled, so that acc[] is indexed with constants and stays in registers.
 #pragma unroll
   for (int mi = 0; mi < T::MITER; ++mi)
 #pragma unroll

@@ -1,28 +1,14 @@
-// Rung 13: 3xTF32, FP32 accuracy from TF32 tensor cores. Rung 12 rounded every operand to
-// TF32 (11 significant bits), an error of up to 2^-11 per operand that no FP32 check passes.
-// Now each operand x is split into two TF32 numbers, big = tf32(x) and small = tf32(x - big)
-// (x - big is exact in FP32, and small keeps its 11 leading bits), so x = big + small to about
-// 2^-22 relative. The product x*y = big*big + big*small + small*big + small*small; the last
-// term is below 2^-22 of x*y and is dropped, the other three are three mma.sync per step, the
-// small products first. They go into a fresh partial sum per step, added to the accumulator
-// with FADD: the tensor core rounds its own additions toward zero, which, straight into the
-// accumulator, made the error grow with K (25x SGEMM's at K = 4096, measured). Three times the
-// tensor-core work of rung 12, six more instructions per element for the split and one FADD per
-// accumulator per step; the same tiles, ring, layouts and fragment reads. This rung is precision
-// class `fp32`: it passes the FP32 checks and is compared with cuBLAS SGEMM.
+// Rung 13: 3xTF32, FP32 accuracy from TF32 tensor cores. Each operand x is split into two
+// TF32 numbers, big = tf32(x) and small = tf32(x - big), so x = big + small to about 2^-22
+// relative. Of x*y's four products the three largest run as three mma.sync per step, small
+// products first, into a fresh partial sum per step that FADD adds to the accumulator: the
+// tensor core rounds its own additions toward zero (docs/13_mma_3xtf32.md). This rung is
+// precision class `fp32`: it passes the FP32 checks and is compared with cuBLAS SGEMM.
 //
-// FP32's semantics. Three classes of input the tensor cores cannot answer as FP32 does: Inf
-// and NaN (the split's Inf - Inf and the products' Inf * 0 give NaN where IEEE gives +-Inf),
-// values within 2^-12 of FLT_MAX (big rounds to Inf), and values below 2^-114, whose small
-// part falls under 2^-126 where TF32 keeps only steps of 2^-136. A flag pass before the
-// kernel marks every row of A and column of B that holds one; the epilogue leaves their
-// elements of C unwritten and sums them again in plain FP32 (the guard path). On other
-// inputs the guard costs one read of A and B and a flag test per element of C.
-//
-// The split's registers leave too few to keep the 16-byte copies' addresses across the loop as
-// well: they are recomputed per tile from the opaque thread index, like the 4-byte copies'.
-// Everything else is rung 12's: the tile, the ring, the layouts and the fragment reads (its
-// header says what changed from rung 9 and why).
+// FP32's semantics. Inf, NaN, values within 2^-12 of FLT_MAX and values below 2^-114 the
+// tensor cores cannot answer as FP32 does. A flag pass marks every row of A and column of B
+// that holds one; the epilogue leaves their elements of C unwritten and sums them again in
+// plain FP32 (the guard path). Everything else is rung 12's.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -35,8 +21,7 @@
 
 namespace sgemm::mma_3xtf32 {
 
-// 16 bytes from global `src` to shared `dst` (both 16-byte aligned): the first `valid`
-// floats (0 to 4) are read, the rest of dst is zero-filled. .cg: cached in L2 only.
+// 16 bytes, global to shared: the first `valid` floats are read, the rest zero. L2 only (.cg).
 __device__ __forceinline__ void copy16(float* dst, const float* src, int valid) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
                    static_cast<unsigned>(__cvta_generic_to_shared(dst))),
@@ -44,8 +29,7 @@ __device__ __forceinline__ void copy16(float* dst, const float* src, int valid) 
                : "memory");
 }
 
-// 4 bytes: *src if `valid`, else zero (src is not read). .ca: cached in L1 as well, since
-// the rest of each 32-byte sector arrives through the warp's next copies.
+// 4 bytes: *src if `valid`, else zero. .ca: L1 too, for the warp's next copies of a sector.
 __device__ __forceinline__ void copy4(float* dst, const float* src, bool valid) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(
                    static_cast<unsigned>(__cvta_generic_to_shared(dst))),
@@ -72,17 +56,17 @@ __device__ __forceinline__ int opaque(int x) {
 // x rounded to the nearest TF32 (ties away from zero), in the register format mma.sync reads
 // a TF32 operand in: an FP32's bits, of which the mma ignores the low 13. They are not zero:
 // ptxas implements the cvt as an integer add of 0x1000 (half a TF32 unit) for finite x.
+// As in cuBLAS TF32, x within 2^-12 of FLT_MAX rounds to Inf; a NaN whose payload lies in the
+// 13 cut bits alone becomes Inf, where cuBLAS TF32 keeps it NaN (docs/00_method.md).
 __device__ __forceinline__ uint32_t to_tf32(float x) {
   uint32_t r;
   asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
   return r;
 }
 
-// x = big + small to about 2^-22 of x: big = tf32(x), small = tf32(x - big), both as the bits
-// mma.sync reads a TF32 operand in. The subtraction needs the value the tensor core sees, big
-// with its low 13 bits cleared: ptxas may round by adding 0x1000 and leave those bits set.
-// On whole numbers below 2^11, small = 0 and big = x. For x within 2^-12 of FLT_MAX, big
-// rounds to Inf, and for an infinite x small is Inf - Inf = NaN: the guard path answers both.
+// x = big + small: big = tf32(x), small = tf32(x - big). The subtraction needs big as the
+// tensor core sees it, its low 13 bits cleared (to_tf32 may leave them set). For an infinite
+// x small is Inf - Inf = NaN: the guard path answers it, as it does big rounding to Inf.
 __device__ __forceinline__ void split_tf32(float x, uint32_t& big, uint32_t& small) {
   big = to_tf32(x);
   small = to_tf32(x - __uint_as_float(big & 0xffffe000u));
@@ -94,18 +78,15 @@ __device__ __forceinline__ void split_tf32(float x, uint32_t& big, uint32_t& sma
 constexpr float kSmallestExactSplit = 0x1p-114f;
 constexpr float kTf32RoundsToInf = 0x1.ffep127f;
 
-// True for an input the tensor cores cannot be trusted with: Inf, NaN, a value whose big part
-// rounds to Inf, or a nonzero value below kSmallestExactSplit. Its row of A or column of B
-// takes the guard path.
+// True for an input the tensor cores cannot be trusted with (Inf, NaN, big rounding to Inf, or
+// nonzero below kSmallestExactSplit): its row of A or column of B takes the guard path.
 __device__ __forceinline__ bool needs_guard(float x) {
   const float magnitude = fabsf(x);
   return !(magnitude < kTf32RoundsToInf) || (magnitude != 0.f && magnitude < kSmallestExactSplit);
 }
 
-// The guard flags, before the main kernel: guard[r] = 1 where row r of A, guard[M + n] = 1
-// where column n of B, holds an input needs_guard names (guard is zeroed before; every writer
-// writes the same 1). Block (x, y, 0) reads row y of A, block (x, y, 1) row y of B, 1024
-// elements a block from x * 1024; a warp reads 128 contiguous bytes.
+// The flag pass: guard[r] = 1 where row r of A, guard[M + n] = 1 where column n of B, holds
+// an input needs_guard names. Block (x, y, z) reads row y of A (z = 0) or B, from x * 1024.
 __global__ void sgemm_mma_3xtf32_flag(int M, int N, int K, const float* A, int lda, const float* B,
                                       int ldb, int* guard) {
   const bool inA = blockIdx.z == 0;
@@ -121,11 +102,8 @@ __global__ void sgemm_mma_3xtf32_flag(int M, int N, int K, const float* A, int l
       }
 }
 
-// The guard path: C's element (row, col) summed again in plain FP32 on the CUDA cores, for the
-// rows and columns the flags name. An Inf or NaN input's split parts and their products
-// (Inf - Inf, Inf * 0) make NaN where IEEE arithmetic, and cuBLAS SGEMM, may give +-Inf; here
-// Inf, NaN and Inf * 0 follow IEEE as cuBLAS's FFMAs do, big parts cannot round to Inf, and
-// inputs below 2^-114 keep all their bits.
+// The guard path: C's element (row, col) summed again in plain FP32 on the CUDA cores, where
+// Inf, NaN and Inf * 0 follow IEEE as cuBLAS's FFMAs do and every input keeps all its bits.
 __device__ float fp32_dot(const float* A, int lda, const float* B, int ldb, int K, int row,
                           int col) {
   float sum = 0.f;
@@ -160,9 +138,9 @@ constexpr bool kSmallProducts = true;
 // Tile rows of C per band of the block order: the blocks of one band walk it column by column.
 constexpr int kGroupRows = 8;
 
-// BM x BN: C per block; BK: depth staged per step; WM x WN: C per warp, walked as MITER x
-// NITER mma tiles of 8 rows x 16 columns of C, KITER mma steps of 8 per BK; STAGES: buffers
-// of the ring.
+// BM x BN: C per block; BK: depth staged per step; WM x WN: C per warp, walked as
+// MITER x NITER mma tiles of 8 rows x 16 columns, KITER mma steps of 8 k per BK.
+// STAGES: buffers of the ring.
 template <int BM, int BN, int BK, int WM, int WN, int STAGES>
 struct Tile {
   static constexpr int kThreads = (BM / WM) * (BN / WN) * 32;
@@ -206,8 +184,7 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
     sgemm_mma_3xtf32(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                      int ldb, float beta, float* C, int ldc, const int* guard, bool alignedC) {
   using T = Tile<BM, BN, BK, WM, WN, STAGES>;
-  // The ring, in dynamic shared memory: STAGES buffers of each tile.
-  extern __shared__ float4 ring[];
+  extern __shared__ float4 ring[];  // the ring: STAGES buffers of each tile
   // As[.][r * kStrideA + k] = A[blockRow + r][k0 + k]   (BM, BK) of (BM, kStrideA)
   float(*As)[T::kFloatsA] = reinterpret_cast<float(*)[T::kFloatsA]>(ring);
   // Bs[.][k * kStrideB + c] = B[k0 + k][blockCol + c]   (BK, BN) of (BK, kStrideB)
@@ -229,12 +206,10 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
   const int g = lane / 4;  // the fragments' group: row g of A, columns 2g, 2g+1 of B and C
   const int t = lane % 4;  // thread in group: k 2t, 2t+1 of A and B, rows 2t, 2t+1 of C
 
-  // Starts copying the tiles at k0 into buffer `buf`, zero past the end of K and of N; rows
-  // of A past M are copied from row M-1 instead, as they only feed rows of C that are never
-  // stored. 16-byte copies: chunk i = threadIdx.x + l * kThreads of the tile, row-major (a
-  // warp copies whole rows of 128 or 512 contiguous bytes). 4-byte copies: float i, the same.
-  // The copies' sources are recomputed per tile from an opaque thread index: kept across the
-  // loop, their addresses (two registers each, 12 or 48 of them) would spill.
+  // Starts copying the tiles at k0 into buffer `buf`, zero past K and N (rows of A past M repeat
+  // row M-1). Chunk (or float) i = threadIdx.x + l * kThreads of a tile, row-major.
+  // The 4-byte copies' sources are recomputed per tile from an opaque thread index: kept across
+  // the loop, their 48 addresses (two registers each) would spill. Now the 16-byte copies' too.
   auto fetch = [&](int k0, int buf) {
     const int tid = opaque(threadIdx.x);
 #pragma unroll
@@ -296,12 +271,9 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
     if (ahead < K) fetch(ahead, buf > 0 ? buf - 1 : STAGES - 1);  // in flight for STAGES-1 steps
     commit();
 
-    // Each mma step computes, for 8 k, D = P Q with P = (a 16-column slice of B)^T, Q = (an
-    // 8-row slice of A)^T, D = (the 8 x 16 tile of C)^T, renaming k and columns so that every
-    // fragment register pair is one 64-bit shared load (rows of C are not renamed):
-    //   P's k t, t+4 -> k 2t, 2t+1 of the step, Q's the same (a sum over k may visit k in any
-    //   order, as long as A and B agree);  P's rows g, g+8 -> columns 2g, 2g+1 of the slice.
-    // So lane (g, t) holds, with k = 8 ks + 2t and c = the slice's column 2g,
+    // Each mma step, for 8 k: D = P Q with P = (a 16-column slice of B)^T, Q = (an 8-row slice
+    // of A)^T, D = (the 8 x 16 tile of C)^T; P's and Q's k t, t+4 renamed 2t, 2t+1, P's rows
+    // g, g+8 columns 2g, 2g+1. So lane (g, t) holds, with k = 8 ks + 2t and c = column 2g,
     //   p = B(k, c), B(k, c+1), B(k+1, c), B(k+1, c+1)   q = A(r, k), A(r, k+1) for r = g
     //   d = C(2t, c), C(2t+1, c), C(2t, c+1), C(2t+1, c+1)  (rows of the 8-row slice)
 #pragma unroll 1  // unrolled, ptxas keeps loads of the next step in flight and spills
@@ -313,13 +285,10 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
             &As[buf][(warpRow * WM + mi * 8 + g) * T::kStrideA + ks * 8 + 2 * t]);
         split_tf32(v.x, a[mi][0], aSmall[mi][0]), split_tf32(v.y, a[mi][1], aSmall[mi][1]);
       }
-      // One p-fragment at a time (its big and small parts live for one ni only): small*big and
-      // big*small first, then big*big, into a fresh partial sum per mma tile that is then added
-      // to the accumulator with FADD. The tensor core rounds its additions toward zero: into
-      // the long-lived accumulator that error has the accumulator's sign every step and grows
-      // with K (25x SGEMM's error at K = 4096, measured); relative to one step's partial sum
-      // its sign changes from step to step and it cancels. Each pass walks the WM/8 tiles of
-      // this ni, so that consecutive mma do not wait on each other.
+      // One p-fragment at a time (its parts live for one ni only): small*big and big*small, then
+      // big*big, into a fresh partial sum per mma tile that FADD adds to the accumulator (the
+      // tensor core's rounding toward zero cancels over steps, but grows with K in the
+      // accumulator). Each pass walks the WM/8 tiles of this ni: consecutive mma do not wait.
 #pragma unroll
       for (int ni = 0; ni < T::NITER; ++ni) {
         uint32_t b[4], bSmall[4];  // (4) p-fragment: big, small
@@ -349,12 +318,10 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
     }
   }
 
-  // Lane (g, t) holds C(2t + h, 2g .. 2g+1) = acc[ni][mi][h], acc[ni][mi][h + 2] of each
-  // 8 x 16 mma tile, h = 0, 1. Unrolled, so that acc[] is indexed with constants and stays
-  // in registers. The guard flags of the lane's rows and columns, read once into one
-  // register: bit 2mi + h for row 2t + h of tile mi, bit 16 + 2ni + j for column 2g + j of ni.
-  // Elements they name are left unwritten here and summed by the guard path below, once the
-  // accumulators are dead: its loop then costs the main loop no registers.
+  // Lane (g, t) holds C(2t + h, 2g .. 2g+1) = acc[ni][mi][h], acc[ni][mi][h + 2], h = 0, 1.
+  // Unrolled, so that acc[] is indexed with constants and stays in registers.
+  // guardBits: the flags of the lane's rows (bit 2mi + h: row 2t + h of tile mi) and columns
+  // (bit 16 + 2ni + j: column 2g + j of ni). The guard path sums what they name, at the end.
   uint32_t guardBits = 0;
 #pragma unroll
   for (int i = 0; i < 2 * T::MITER; ++i) {
@@ -397,9 +364,8 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
       }
     }
 
-  // The guard path: the elements of flagged rows and columns, one at a time (e over (MITER,
-  // 2, NITER, 2) = (mi, h, ni, j)), in plain FP32. C still holds C0 there. The sizes go through
-  // opaque(): kept in registers across the main loop for this rare path, they spilled.
+  // The guard path: flagged elements one at a time, e over (MITER, 2, NITER, 2), C still C0
+  // there. The sizes go through opaque(): kept in registers across the main loop, they spilled.
   if (guardBits == 0) return;
 #pragma unroll 1
   for (int e = 0; e < 4 * T::MITER * T::NITER; ++e) {
@@ -451,10 +417,8 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
 
 // The tile: 8 warps of 64 x 64 (128 accumulators each) on a 128 x 256 block tile, BK = 32,
 // 3 stages (157.5 KiB of ring).
-// Below this K the three products miss FP32's componentwise bound: each errs by up to about
-// 3 2^-22 |a||b| (the two parts' roundings and the product of small parts left out), 12 u,
-// where SGEMM's bound at K = 1 is u. From K = 16 on, the checks' sqrt(K) tolerance holds it
-// (docs/13). Shorter products run on the CUDA cores (kernels/fallbacks.inc).
+// Below this K the three products miss FP32's componentwise bound (docs/13): shorter products
+// run on the CUDA cores (kernels/fallbacks.inc).
 constexpr int kMinK = 16;
 
 runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream) {

@@ -1,48 +1,25 @@
-// Rung 14: Hopper's tensor cores at FP32 accuracy. Rung 13 split each operand into a TF32 "hi"
-// part and a TF32 "lo" remainder and summed three mma.sync products per step (lo*hi, hi*lo,
-// hi*hi); every warp loaded its own fragments from shared memory with ldmatrix/LDS. Here the
-// same three products run on wgmma, Hopper's warpgroup MMA: four warps issue one instruction
-// that reads both operands straight from shared memory (through 64-bit matrix descriptors) and
-// accumulates a 64 x 128 tile of C in registers, asynchronously. No fragment loads remain in
-// the consumers' instruction stream: per stage they wait on an mbarrier, issue the wgmmas,
-// commit, wait for the previous stage's group and release its buffer.
+// Rung 14: Hopper's tensor cores at FP32 accuracy. Rung 13's three TF32 products per step
+// (small products first) run on wgmma, Hopper's warpgroup MMA: four warps issue one
+// instruction that reads both operands straight from shared memory (through matrix
+// descriptors) and accumulates a 64 x 128 tile of C in registers, asynchronously. The
+// consumers load no fragments: per stage they wait on an mbarrier, issue the wgmmas, commit,
+// wait for the previous stage's group and release its buffer.
 //
-// TF32 wgmma reads both operands K-major (only 16-bit types may be transposed), and our B is
-// row-major K x N. So a pre-pass splits and packs the operands into a workspace: A_hi, A_lo
-// (M x Kp, K contiguous) and B transposed, Bt_hi, Bt_lo (N x Kp), with hi = tf32_rna(x) and
-// lo = tf32_rna(x - hi), rows 16-byte aligned (Kp = K rounded up to 4). One pass over A and B
-// (H100: 0.15 ms at 4096^3, 0.59 ms at 8192^3, 13% and 6% of the launch), and it makes every
-// pointer alignment and leading dimension the same case: TMA reads only the workspace.
+// TF32 wgmma reads both operands K-major, and B is row-major K x N. So a pre-pass splits the
+// operands into a workspace: A_hi, A_lo (M x Kp) and B transposed, Bt_hi, Bt_lo (N x Kp), rows
+// 16-byte aligned: TMA reads only the workspace, whatever the callers' alignment.
 //
-// The main kernel is rung 10's design on tensor cores: TMA copies four boxes per stage (A_hi,
-// A_lo: BM x BK; Bt_hi, Bt_lo: BN x BK) into a ring of STAGES buffers with the 128-byte (BK =
-// 32) or 64-byte (BK = 16) swizzle, which is the layout wgmma's descriptors name; `full` and
-// `empty` mbarriers per buffer; a producer warpgroup that gives its registers away
-// (setmaxnreg) and two consumer warpgroups that take them, each owning 64 x BN of C. Per k8
-// step each consumer issues lo*hi, hi*lo, then hi*hi: the small products first, into the same
-// accumulators. A buffer is released only after wgmma.wait_group says the wgmmas that read it
-// have completed.
+// The main kernel is rung 10's design on tensor cores: TMA fills a ring of STAGES buffers, in
+// the swizzle wgmma's descriptors name, `full` and `empty` mbarriers, one producer warpgroup
+// that gives its registers (setmaxnreg) to two consumer warpgroups. The tensor cores truncate
+// their sums, so they sum only a chunk of K (PROMOTE stages) from zero, which FADD then adds
+// to FP32 sums in registers (docs/14_wgmma_3xtf32.md measures why). sm_90a code: on another
+// GPU the launcher returns cudaErrorNoKernelImageForDevice.
 //
-// The tensor cores add each wgmma's products into their FP32 accumulators with truncation, not
-// round to nearest: summing all of K there gave 25x (4096) and 35x (8192) cuBLAS SGEMM's error
-// against FP64, growing with K. So the tensor cores sum only a chunk of K (PROMOTE stages: 128
-// k; 64 k where K is short), starting from zero (scale-d = 0), and the chunk is then added to a
-// second set of FP32 accumulators on the CUDA cores (FADD, round to nearest): 0.6-0.9x SGEMM's
-// error. The second set doubles the registers, so a consumer owns 64 x 128 (64 + 64 per thread),
-// not 64 x 256; the two consumers' chunks are staggered by half a chunk, so that one warpgroup's
-// drain and adds overlap the other's wgmmas. Edges: TMA fills boxes past M, N or K with zeros; the
-// epilogue checks rows and columns. The kernel is sm_90a code: on a GPU that is not compute
-// capability 9.0 the launcher returns cudaErrorNoKernelImageForDevice.
-//
-// FP32's semantics. Rounding x near FLT_MAX to the nearest TF32 overflows to Inf, so there hi
-// is cut instead. Two classes of input the tensor cores cannot answer as FP32 does: Inf and
-// NaN (their products with the other operand's hi and lo parts give NaN where IEEE gives
-// +-Inf), and values below 2^-114, whose lo part falls under 2^-126 where TF32 keeps only
-// steps of 2^-136. The pre-pass flags every row of A and column of B that holds one, and the
-// epilogue sums those rows and columns again in plain FP32 (the guard path), as it does any
-// sum that came out Inf or NaN. On other inputs the guard costs a flag test per element of C.
-// The workspace (runtime.h) holds the split operands and the flags; where it cannot, rung 13
-// runs instead (it needs M + N flags only).
+// FP32's semantics. Near FLT_MAX hi is cut, not rounded to Inf. Inf, NaN and values below
+// 2^-114: the pre-pass flags their rows of A and columns of B, and the epilogue sums those
+// again in plain FP32 (the guard path), as any sum that came out Inf or NaN. Where the
+// workspace cannot hold the split operands, rung 13 runs instead.
 // Needs: sm_90a   (cmake/ladder.cmake finds this line: CMakeLists.txt builds the file for it)
 #include <cuda_runtime.h>
 
@@ -279,9 +256,7 @@ runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream) {
   if (const cudaError_t err = runtime::require_sm90(); err != cudaSuccess) return err;
   if (K >= 1 && K < kMinK) return runtime::LaunchAnswer::hand_on(FallbackReason::shape_unsuitable);
   //                 BN  BK STAGES PROMOTE
-  // Short K: chunks of 64 k. A chunk's truncation error is relative to its own sum, and the
-  // checks' componentwise tolerance, (2 sqrt(K) + 4) u, is tight there: on wide-range inputs
-  // at K = 129, chunks of 128 k erred by up to ~40 u where 26.7 u are allowed (docs/14).
+  // Short K: chunks of 64 k, as the checks' componentwise tolerance is tight there (docs/14).
   if (K < kShortK)
     return launch_tile<128, 32, 3, 2>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
   return launch_tile<128, 32, 3, 4>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);

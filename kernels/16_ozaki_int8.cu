@@ -14,37 +14,22 @@
 //     then alpha and beta, rounded once to FP32.
 //
 // The only error is the rounding of A and B to integers in step 1: each row keeps about
-// (log2 P - log2 K) / 2 bits below its norm, so the more moduli, the more bits (4 per
-// modulus) and the more INT8 products. The launcher takes the number of moduli (4 to 8); the
-// ladder's rung uses the fewest that meet FP32 accuracy (docs/16_ozaki_int8.md derives the
-// error and measures it). That bound is relative to a line's norm; FP32's is relative to each
-// element's sum_k |a_ik||b_kj|. So every element is certified (see Certificate, in
-// ozaki_certificate.cuh): its error bound, from the lines' exact integer sums, against a lower
-// bound of that sum from one more INT8 plane of magnitude bytes. What fails goes to the slow
-// path, a real GEMM: the flagged rows (or columns) gathered, run through rung 15, scattered back.
+// (log2 P - log2 K) / 2 bits below its norm, 4 more per modulus. The launcher takes the number
+// of moduli (4 to 8); the ladder's rung uses the fewest that meet FP32 accuracy (docs/16
+// derives the error). That bound is relative to a line's norm, FP32's to each element's
+// sum_k |a_ik||b_kj|: so every element is certified (Certificate, ozaki_certificate.cuh)
+// against a lower bound of that sum from one more INT8 plane of magnitude bytes. What fails
+// goes to the slow path: the flagged rows (or columns) gathered, run through rung 15, scattered.
 //
-// Kernels, in order: the lines' statistics and a prediction (heavy lines, and the certificate
-// itself on a sample of rows and columns: a problem whose slow path would be large goes to rung
-// 15 at once); the rows of A (scales, residues, magnitude bytes: one block a row); the columns
-// of B (the same, through a transpose: 8-bit wgmma reads both operands K-major); the bound plane
-// (the INT8 GEMM of the magnitude bytes, its epilogue the certificate); the INT8 GEMM (rung 14's
-// producer and consumers, one tile per block, its moduli in turn, each epilogue storing the
-// residues mod p_l); the reconstruction (CRT, scale back, alpha, beta); then the slow path.
-// Every sum is in a fixed order, or of integers exact in any order: the result is bitwise the
-// same on every run. Every decision that depends on the values is made on the device, each
-// kernel gated by it: the launcher never waits for the GPU, and a CUDA graph that captured it
-// replays it on any inputs.
+// Kernels, in order: the lines' statistics and a prediction (a problem whose slow path would be
+// large goes to rung 15 at once); the rows of A (scales, residues, magnitude bytes); the
+// columns of B (the same, through a transpose); the bound plane (the certificate); the INT8
+// GEMM, its moduli in turn; the reconstruction (CRT, scale back, alpha, beta); the slow path.
+// The result is bitwise the same on every run. Every decision that depends on the values is
+// made on the device, each kernel gated by it: the launcher never waits for the GPU.
 //
-// Where each part lives: this file holds the lesson (the moduli, the scaling and the residues,
-// the INT8 wgmma GEMM, the CRT reconstruction) and the launcher, which queues the kernels in
-// the order above. kernels/ozaki_bits.cuh holds the bit-level helpers (the modulus as a
-// compile-time constant, exact FP64 from bits); kernels/ozaki_statistics.cuh what the pre-pass
-// measures of each line (Stats, whose norm gives the scale; the Lines, the Plan, the magnitude
-// bytes) and the statistics' kernels; kernels/ozaki_certificate.cuh the FP32 guarantee (the
-// certificate and the bound plane's epilogue, its budget, the prediction, the decisions made on
-// the device); kernels/ozaki_plumbing.cuh what no rung teaches (the columns' pass through a
-// transpose, the lists of flagged lines, gather and scatter, the slow path, the workspace's
-// layout and memory, the launches of the columns' pass, the reconstruction and the slow path).
+// This file holds the lesson (the moduli, the scaling and the residues, the INT8 wgmma GEMM,
+// the CRT reconstruction) and the launcher; kernels/ozaki_*.cuh the rest (docs/16 lists them).
 //
 // FP32's semantics. The integers cannot hold Inf or NaN: their lines are never certified, and
 // neither is an element near FP32's overflow, so rung 15 answers those as cuBLAS does. K beyond
@@ -87,11 +72,10 @@ constexpr int kLadderModuli = 7;  // the fewest that meet FP32 accuracy (docs/16
 
 #include "ozaki_bits.cuh"  // with_modulus, bits_of, power_of_two, byte_to_double
 
-// What the kernels need of the moduli in use (computed on the host, exactly, in crt_of): the
-// CRT weights w_l = (P/p_l) ((P/p_l)^-1 mod p_l) < P < 2^64 and P itself, each cut into a
-// high part, its low kSplitBits bits cleared, and the low part: two doubles that hold it
-// exactly, and products and sums of them with residues (< 2^8) and quotients (< 2^11) that
-// FP64 also holds exactly (see sgemm_ozaki_int8_reconstruct).
+// The moduli in use (computed on the host, exactly, in crt_of): the CRT weights w_l =
+// (P/p_l) ((P/p_l)^-1 mod p_l) < P < 2^64 and P itself, each cut into a high part (low
+// kSplitBits bits cleared) and a low part: doubles whose sums and products with residues
+// (< 2^8) and quotients (< 2^11) FP64 holds exactly.
 constexpr int kSplitBits = 22;
 struct Crt {
   int count;
@@ -106,10 +90,9 @@ struct Crt {
 // moduli it is below 2^27.4 anyway), so that the residue arithmetic below stays in 31 bits.
 constexpr int kScaledBits = 29;
 
-// x 2^s rounded to the nearest integer (ties away from zero), as a signed value, from the
-// bits: no float multiply, which would overflow, underflow or flush, and no branch (a branch
-// an element made the pre-pass issue-bound). |x| 2^s = m 2^shift; a right shift rounds (the
-// half added first), a left one is exact. Inf and NaN give 0 (their lines are never certified).
+// x 2^s rounded to the nearest integer (ties away from zero), from the bits: no float multiply
+// (it would overflow, underflow or flush) and no branch. |x| 2^s = m 2^shift; a right shift
+// rounds (the half added first), a left one is exact. Inf and NaN give 0 (never certified).
 struct Scaled {
   int value;  // |value| < 2^kScaledBits
   uint32_t magnitude;
@@ -129,13 +112,11 @@ __host__ __device__ __forceinline__ Scaled scale_to_integer(float x, int s) {
   return {value, u, inexact};
 }
 
-// The residue of v (|v| < 2^kScaledBits) mod P, as the byte of a signed residue in
-// [-128, 127]: what the INT8 wgmma reads. P = 256: the low byte of the two's complement. An
-// odd P: the centred residue in [-(P - 1) / 2, (P - 1) / 2], from n = v + kShift, which is
-// positive, below 2^31 and = v + (P - 1) / 2 (mod P): (n mod P) - (P - 1) / 2. n mod P with
-// the quotient from one multiply-high: kMagic = ceil(2^39 / P) gives floor(n kMagic / 2^39)
-// = floor(n / P) exactly for every n < 2^31 (the excess, below 2^31 P / (P 2^39) = 2^-8, never
-// carries n / P past the next integer, which is at least 1 / P >= 2^-8 away).
+// The residue of v (|v| < 2^kScaledBits) mod P, as a signed byte: what the INT8 wgmma reads.
+// P = 256: the low byte of the two's complement. An odd P: the centred residue, (n mod P) -
+// (P - 1) / 2 from n = v + kShift (positive, below 2^31, = v + (P - 1) / 2 mod P), the
+// quotient from one multiply-high: kMagic = ceil(2^39 / P) gives floor(n kMagic / 2^39) =
+// floor(n / P) exactly for every n < 2^31 (the excess stays below 2^-8 <= 1 / P).
 template <int P>
 struct Residue {
   static constexpr uint32_t kHalf = (P - 1) / 2;
@@ -184,9 +165,8 @@ __device__ __forceinline__ void store_residues(const float (&x)[4], int s, int e
   *reinterpret_cast<uint32_t*>(planes + count * planeBytes) = bytes;
 }
 
-// The rows of A, second pass (the first, sgemm_ozaki_int8_row_stats, sums their statistics):
-// one block a row stores its residues and magnitude bytes, 4 elements a thread, into planes
-// [count + 1][M][Kp] (K contiguous, Kp a multiple of 16), and its Line.
+// The rows of A, second pass (after sgemm_ozaki_int8_row_stats): one block a row stores its
+// residues and magnitude bytes into planes [count + 1][M][Kp] (Kp % 16 == 0), and its Line.
 __global__ void __launch_bounds__(kRowThreads)
     sgemm_ozaki_int8_rows(int M, int K, const float* A, long long lda, const Stats* stats, Crt crt,
                           uint8_t* planes, int Kp, Line* lines, const Plan* plan) {
@@ -262,15 +242,11 @@ struct Tile {
 };
 
 // Block b multiplies tile b (tiles walked in groups of `groupRows` tile rows, as in rung 14) for
-// each modulus l in turn, the producer filling the ring for the next while the consumers store
-// this one, and stores each product mod p_l, one byte an element, into residues [count][M][ldr]
-// (one block a tile, not a tile and a modulus: when the plan turns the integer path off, a grid
-// of as many blocks as tiles returns in a seventh of the time). The tensor maps hold all planes,
-// stacked: A_l's rows start at row l M. Boxes that pass row M read the next plane's first rows,
-// whose products land in rows of C that are never stored; past the last plane and past K they
-// arrive as zeros. kBound: the bound plane alone (plane `count`, the magnitude bytes), no reduction
-// mod anything (K <= kBoundMaxK keeps the sums in INT32), and an epilogue that checks the
-// certificate instead of storing residues.
+// each modulus l in turn and stores each product mod p_l, one byte an element, into residues
+// [count][M][ldr]. The tensor maps hold all planes, stacked (A_l's rows start at row l M): rows
+// past M read the next plane's, whose products land in rows of C that are never stored.
+// kBound: the bound plane alone (plane `count`), no reduction mod anything (K <= kBoundMaxK
+// keeps the sums in INT32), and an epilogue that checks the certificate instead.
 constexpr int kBoundMaxK = 131072;  // 127^2 K < 2^31
 template <int BN, int STAGES, bool kBound>
 __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
@@ -389,19 +365,15 @@ __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
 // ---- The reconstruction.
 
 // Element (i, j) from its residues r_l in [0, p_l): X = sum r_l w_l - n P = (A'B')_ij, n =
-// rint(sum r_l w_l / P), exactly. With w_l and P in high parts (multiples of 2^22 below 2^64)
-// and low parts (below 2^22), each partial sum is exact in FP64: the high sums are multiples
-// of 2^22 below 2^75, the low ones integers below 2^33; X is their difference, rounded once
-// (exact when it has at most 53 bits, as every exact-mode sum has). Then X is scaled back by
+// rint(sum r_l w_l / P), exactly: with w_l and P in high and low parts (Crt), each partial sum
+// is exact in FP64 and X, their difference, is rounded once. Then X is scaled back by
 // 2^-(s_i + t_j), and alpha and beta applied: one rounding to FP32. Four columns a thread.
-// The elements the slow path computes are left alone: the flagged rows, or the flagged columns
-// where they cover less of C (plan->flagged: how many of each; fails: the flags, rows then
-// columns); and all of C where the plan gives the whole problem to rung 15 (plan->reconstruct).
+// The elements the slow path computes (plan->flagged, fails; all of C where plan->reconstruct
+// is off) are left alone.
 constexpr int kQuads = 64;  // blockDim.x: 256 columns a block; blockDim.y rows
 
-// kCount moduli (a template argument: the loops over them unroll with no test of the count).
-// A thread walks kReconstructRows rows of its 4 columns: the columns' scales and flags are read
-// once, and the next row's residues are in flight while this row's are combined.
+// kCount moduli (a template argument: the loops over them unroll). A thread walks
+// kReconstructRows rows of its 4 columns, the next row's residues in flight meanwhile.
 // At least 2 blocks an SM: up to 128 registers (left to itself, ptxas held it to 64 and spilled).
 constexpr int kReconstructRows = 8;
 template <int kCount>
