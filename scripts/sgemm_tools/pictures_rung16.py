@@ -1,15 +1,15 @@
-"""The picture of rung 16: the dataflow of its passes, in the order the launcher
-(launch_moduli in kernels/16_ozaki_int8.cu) queues them. Each box names the kernels the step
-launches, read from the launcher's body and from the queue_* functions of the rung's headers
-(kernels/ozaki_*.cuh), the Plan field that gates them (their `if (!plan->...) return;`), and
-the workspace parts it writes (Layout's fields, checked against the struct), with the sizes of
-the three large ones (A's and B's planes, the products' residues) at 8192^3 with the ladder's
-number of moduli, from Layout's formulas. A change to the order, a new launch or a renamed
-part makes the module fail (SystemExit) until the picture's reader is updated."""
+"""Rung 16's pictures. The dataflow of its passes in the order the launcher (launch_moduli)
+queues them: each box names the kernels the step launches (read from the launcher's body and
+the queue_* functions of kernels/ozaki_*.cuh), the Plan field that gates them (their
+`if (!plan->...) return;`) and the workspace parts it writes (Layout's fields, checked), with
+the sizes of the large ones at 8192^3 from Layout's formulas; a change to the order, a new
+launch or a renamed part fails (SystemExit) until STEPS is updated. And the bits each count of
+moduli leaves a row (kModuli, crt_of's T), with the prediction's verdict on uniform inputs."""
+import math
 import re
 
 from sgemm_tools.pictures_src import Source, rung_source
-from sgemm_tools.pictures_svg import BLUE, GREY, INK, LIGHT, PALETTE, STRONG, Svg
+from sgemm_tools.pictures_svg import BLUE, GREEN, GREY, INK, LIGHT, PALETTE, STRONG, Svg
 
 HEADERS = ["kernels/ozaki_statistics.cuh", "kernels/ozaki_certificate.cuh",
            "kernels/ozaki_plumbing.cuh"]
@@ -49,8 +49,7 @@ FP32 = PALETTE[2]  # rung 15's
 PREFIX = "sgemm_ozaki_int8_"
 
 
-def wrap(items, sep, width=84):
-    """`items` joined by `sep` into lines of at most `width` characters (an item never cut)."""
+def wrap(items, sep, width=84):  # items joined by sep into lines of at most width characters
     lines = [""]
     for item in items:
         if lines[-1] and len(lines[-1]) + len(sep) + len(item) > width:
@@ -60,8 +59,7 @@ def wrap(items, sep, width=84):
     return lines
 
 
-def body(src, head, what):
-    """The text of a function from its head (a regex) to the first '}' at column 0."""
+def body(src, head, what):  # a function from its head (a regex) to the first '}' at column 0
     return src.find(head + r".*?\n}", what).group(0)
 
 
@@ -82,9 +80,7 @@ class Rung16:
                      r"b = a \+ round_up\(static_cast<size_t>\(count \+ 1\) \* M \* Kp, 256\);",
                      r"r = b \+ round_up\(static_cast<size_t>\(count \+ 1\) \* N \* Kp, 256\);",
                      r"lines = r \+ round_up\(static_cast<size_t>\(count\) \* M \* ldr, 256\);"]:
-            if not re.search(line, layout):
-                raise SystemExit(f"scripts/pictures: Layout has no line /{line}/; the sizes of "
-                                 "pictures_rung16.py need updating")
+            self.find_in(line, f"Layout's line /{line}/ (the sizes drawn)")
 
     def moduli_of(self):
         m = self.src.find(r"constexpr int kModuli\[kMaxModuli\] = \{([^}]*)\};", "kModuli")
@@ -98,12 +94,10 @@ class Rung16:
                 return m
         raise SystemExit(f"scripts/pictures: no {what} (/{regex}/) in rung 16's files")
 
-    def function(self, name):
-        """The body of a host function `name` (cudaError_t ...) in any of rung 16's files."""
+    def function(self, name):  # a host function's body, in any of rung 16's files
         return self.find_in(r"cudaError_t " + name + r"\(.*?\n}", f"function {name}").group(0)
 
-    def gate(self, kernel):
-        """The Plan fields a kernel returns early on: its `if (... plan->x ...) return;`."""
+    def gate(self, kernel):  # the Plan fields of its `if (... !plan->x ...) return;`
         head = r"__global__[^;{]*?\b" + kernel + r"\(.*?\n}"
         text = self.find_in(head, f"kernel {kernel}").group(0)
         return sorted(set(re.findall(r"!plan->(\w+)", " ".join(
@@ -115,12 +109,8 @@ class Rung16:
         found = []
         for m in re.finditer(r"\b(sgemm_ozaki_int8\w*)\b|\b(launch_limited)\(|\b(slow_path)\(",
                              text):
-            if m.group(1):
-                found.append(m.group(1))
-            elif m.group(2):
-                found.append("rung 15: launch_limited")
-            elif depth:
-                found += self.launches(self.function("slow_path"), depth - 1)
+            found += ([m.group(1)] if m.group(1) else ["rung 15: launch_limited"] if m.group(2)
+                      else self.launches(self.function("slow_path"), depth - 1) if depth else [])
         return list(dict.fromkeys(found))
 
     def steps(self):
@@ -144,12 +134,9 @@ class Rung16:
                             for g in self.gate(k.split("<")[0])})
             self.gate(kernels[0].split("<")[0])  # sets self.where: the file of the first
             home = self.where
-            for part in re.findall(r"\{(\w+)\}", writes):
-                if part not in self.fields:
-                    raise SystemExit(f"scripts/pictures: Layout has no part '{part}'")
-            for field in re.findall(r"plan\.(\w+)", writes):
-                if field not in self.plan_fields:
-                    raise SystemExit(f"scripts/pictures: Plan has no field '{field}'")
+            for name in set(re.findall(r"\{(\w+)\}|plan\.(\w+)", writes)):
+                if name[0] not in self.fields | {""} or name[1] not in self.plan_fields | {""}:
+                    raise SystemExit(f"scripts/pictures: no Layout part or Plan field {name}")
             out.append((title, kernels, gates, writes, home))
         others = re.findall(r"(\w+)(?:<[^>]*>)?<<<|\b(queue_\w+)\(|\b(multiply)<", self.launcher)
         if len(others) != len(STEPS):
@@ -157,8 +144,7 @@ class Rung16:
                              f"picture knows {len(STEPS)}; update pictures_rung16.py's STEPS")
         return out
 
-    def sizes(self):
-        """MiB of A's planes, B's and the products' residues at SHAPE^3, kLadderModuli."""
+    def sizes(self):  # MiB of A's planes, B's and the products' residues at SHAPE^3
         n, c = SHAPE, self.count
         kp, ldr = -(-n // 16) * 16, -(-n // 16) * 16
         return {"a": (c + 1) * n * kp / 2**20, "b": (c + 1) * n * kp / 2**20,
@@ -211,9 +197,53 @@ def dataflow(root):
     s.legend(12, height - 58, [(COLOURS[p], p) for p in [r.src.path] + HEADERS], size=10,
              step=13)
     s.legend(360, height - 58, [(FP32, "rung 15 (FP32 accuracy on 3xTF32)")], size=10)
-    s.rect(2, 2, 696, height - 4, stroke=LIGHT)
+    return s
+
+
+def moduli_bits(root, K=4096):
+    r = Rung16(root)
+    top = r.src.constants()
+    for line in [r"crt\.T = std::log2\(std::sqrt\(crt\.P_hi / 2\) - 0\.5 \* std::sqrt\("
+                 r"static_cast<double>\(K\)\)\) - 1e-3;", r"crt\.T = std::min\(crt\.T, "
+                 r"kScaledBits - 0\.1\);", r"std::sqrt\(static_cast<double>\(K\)\) \+ 1\) - 1\) "
+                 r"\* 0x1p-24", r"K \* exp2\(-T\) \* rho > 0\.5 \* budget"]:
+        r.find_in(line, f"the line /{line}/ (crt_of, certificate_budget, the prediction)")
+    split, scaled = top["kSplitBits"], top["kScaledBits"]
+    counts = range(top["kMinModuli"], top["kMaxModuli"] + 1)
+    k = {"kModuli": ",".join(map(str, r.moduli)), "kLadderModuli": r.count, "K": K,
+         "kSplitBits": split, "kScaledBits": scaled}
+    s = Svg("16 · What each count of moduli leaves a row", r.src.path, k, 150 + 62 * len(counts))
+    half = (min(K, math.sqrt(K) + 1) - 1) * 2 ** -24 / 2  # half the certificate's budget
+    rho = 2 / math.sqrt(3 * K)  # ||x||_2 / ||x||_1 of a uniform line
+    x0, unit, y0 = 130, 17, 100
+    s.lines(12, 44, [f"K = {K}: a row's integers have norm 2^T (crt_of); an element of a row of "
+                     "even magnitudes keeps", f"T − ½ log2 K bits (green); K costs ½ log2 K = "
+                     f"{math.log2(K) / 2:g} (grey). Below each bar: the prediction on uniform "
+                     "inputs,", f"a line's term K 2^−T ρ (ρ = ‖x‖₂/‖x‖₁) against half the "
+                     f"certificate's budget, {half:.2g}."], size=11, step=14)
+    for b in range(0, 33, 4):
+        s.line(x0 + b * unit, y0 - 6, x0 + b * unit, y0 + 62 * len(counts) - 16, stroke=LIGHT)
+        s.text(x0 + b * unit, y0 - 10, f"{b}", size=10, anchor="middle", fill=GREY)
+    for i, c in enumerate(counts):
+        P = math.prod(r.moduli[:c])
+        T = min(math.log2(math.sqrt((P >> split << split) / 2) - 0.5 * math.sqrt(K)) - 1e-3,
+                scaled - 0.1)
+        keep, y, term = T - math.log2(K) / 2, y0 + i * 62, K * 2 ** -T * rho
+        s.text(12, y + 14, f"{c} moduli", size=12, bold=c == r.count)
+        s.text(12, y + 30, f"log2 P = {math.log2(P):.1f}", size=10, fill=GREY)
+        s.rect(x0, y, keep * unit, 20, fill=PALETTE[1], stroke=INK, sw=2 if c == r.count else 1)
+        s.rect(x0 + keep * unit, y, (T - keep) * unit, 20, fill=LIGHT, stroke=INK)
+        s.text(x0 + 4, y + 14, f"{keep:.1f} bits", size=10)
+        s.text(x0 + T * unit + 4, y + 14, f"T = {T:.2f}", size=10)
+        s.text(x0, y + 34, f"{term:.2g} " + ("≤ half the budget: no line heavy" if term <= half
+                                            else "> half the budget: every line heavy, rung 15"),
+               size=10, fill=GREEN if term <= half else STRONG)
+    s.caption([f"Moduli in order: {', '.join(map(str, r.moduli))}; the ladder's rung uses "
+               f"{r.count} (bold).", f"T = log2(√(P/2) − ½√K) − 0.001 with P's low {split} bits "
+               f"cleared, at most {scaled} − 0.1 (the integers stay in {scaled} bits)."])
     return s
 
 
 def draw(root):
-    return {"16_dataflow.svg": lambda: dataflow(root)}
+    return {"16_dataflow.svg": lambda: dataflow(root),
+            "16_moduli_bits.svg": lambda: moduli_bits(root)}
