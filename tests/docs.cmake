@@ -22,17 +22,17 @@
 #  - docs.best_predictions_<gpu>: doc 18's predictions beside outcomes for each GPU measured,
 #    as that GPU's table compiled into sgemm_best_rates and its committed measurements give
 #    them (scripts/autotune --best --predictions --check --results results/<gpu>).
-#  - docs.pictures: the pictures of docs 00-11 (docs/pictures/*.svg) are what scripts/pictures
+#  - docs.pictures: the pictures of docs 00-18 (docs/pictures/*.svg) are what scripts/pictures
 #    draws from the kernels' and the runner's constants now (scripts/pictures --check);
 #  - docs.pictures_planted: a changed constant, a picture edited by hand or missing makes that
 #    check fail and name the picture and the constant; a comment does not (tests/pictures_test.py);
-#  - docs.template: docs 00-11 follow the lesson template (the seven headings in order, the
-#    try-it box, a picture of their own, a lesson of at most 300 lines, no issue numbers or
-#    sessions; scripts/docs-lint template);
-#  - docs.numbers: every % and × in the lessons of docs 00-11 is in a committed results JSON
+#  - docs.template: docs 00-18 follow the lesson template (the seven headings in order, the
+#    try-it box, a picture of their own, a lesson of at most 300 lines, 400 from doc 12 on, no
+#    issue numbers or sessions; scripts/docs-lint template);
+#  - docs.numbers: every % and × in the lessons of docs 00-18 is in a committed results JSON
 #    (scripts/docs-lint numbers);
-#  - docs.comment_share: at most a quarter of the changed lines of scripts/diff 2 .. 11 are
-#    comments (scripts/docs-lint comments, which prints the share of every rung);
+#  - docs.comment_share: at most a quarter of the changed lines of scripts/diff N (from the rung
+#    N grew from), for every rung, are comments (scripts/docs-lint comments, which prints the share of every rung);
 #  - docs.checks_script: docs-facts and docs-lint fail on planted errors in a fixture doc (a
 #    register split, an instruction claim, a number in no committed JSON, a missing heading)
 #    and pass it without them (tests/docs_checks_test.py).

@@ -1,4 +1,4 @@
-"""The checks that keep the lessons of docs 00-11 on one template and their numbers true
+"""The checks that keep the lessons of docs 00-18 on one template and their numbers true
 (scripts/docs-lint; each returns [(path, line, message)], empty when the doc passes).
 
     template(root, path)       the template: title, the seven headings in order, the try-it box
