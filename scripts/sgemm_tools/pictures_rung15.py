@@ -4,12 +4,13 @@ rows by adding every rank's partial tile in rank order through distributed share
 beside it, the path and the slices rung 15's choose() gives each shape of the committed sweep.
 Drawn from kernels/15_every_shape_3xtf32.cu's constants (the Tile struct at run_prepass's
 template arguments, kPitch, kMostRanks, kMostSlices, kPromote, kFusedBelow, the Fused tile)
-and choose() and Slicing as the launcher computes them, on the sweep's GPU."""
+and choose() and Slicing as the launcher computes them, on the sweep's GPU; the cluster of a
+tile's slices as multiply() launches it (kernels/every_shape_plumbing.cuh)."""
 import json
 import os
 import re
 
-from sgemm_tools.pictures_src import evaluate, rung_source, sweep_context
+from sgemm_tools.pictures_src import Source, evaluate, rung_source, sweep_context
 from sgemm_tools.pictures_svg import BLUE, GREY, INK, LIGHT, PALETTE, Svg, hue
 
 TILE = r"struct Tile \{.*?\n\};"
@@ -46,10 +47,11 @@ class Rung15:
                      r"kSlice = \(kTiles \+ want - 1\) / want \* bk;",
                      r"slices = \(K \+ kSlice - 1\) / kSlice;",
                      r"firstRow = rank \* BM / slices",
-                     r"clusterDim\.y = static_cast<unsigned>\(slices\);",
                      r"Slicing cut\(K, std::min\(want, kMostRanks\), BK\);",
                      r"s\.x \+= p\.x"]:
             src.find(line, "the line /" + line + "/ of choose(), Slicing or the cluster's sum")
+        line = r"clusterDim\.y = static_cast<unsigned>\(slices\);"  # multiply()'s cluster
+        Source(root, "kernels/every_shape_plumbing.cuh").find(line, "the line /" + line + "/")
 
     def plan(self, M, N, K, sms):
         """choose() then Slicing, as the launcher runs them: (fused, tiles, slices, kSlice)."""

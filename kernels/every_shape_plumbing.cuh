@@ -1,0 +1,168 @@
+// Rung 15's plumbing: what carries its kernels and is not its lesson. The fused kernel's loads
+// at any alignment; the slices' sums added from the workspace (a kernel and its launch); rung
+// 14's pre-pass (split_3xtf32.cuh) in one launch; the main kernel's launch (tensor maps, the
+// shared-memory opt-in, the cluster of a tile's slices). kernels/15_every_shape_3xtf32.cu
+// holds the kernels and the choice; docs/15_every_shape_3xtf32.md explains them.
+//
+// Included inside rung 15's namespace, after its main kernel and kMostRanks, as
+// split_3xtf32.cuh is (tests/planted_kernels.cu builds rung 15 into a namespace of its own
+// beside the library's), and in no other way: it has no include guard of its own.
+
+// ---- Loads at any alignment.
+
+// Four floats of `row` from `col` on, zeros from `limit` on: one 16-byte load where the four
+// are whole and aligned (kAligned: the row's start and `col` are 16-byte aligned).
+template <bool kAligned>
+__device__ __forceinline__ float4 load4(const float* row, int col, int limit) {
+  if (kAligned && col + 3 < limit) return *reinterpret_cast<const float4*>(row + col);
+  float v[4];
+#pragma unroll
+  for (int q = 0; q < 4; ++q) v[q] = col + q < limit ? row[col + q] : 0.f;
+  return make_float4(v[0], v[1], v[2], v[3]);
+}
+
+inline bool aligned8(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 8 == 0; }
+
+inline bool aligned16(const float* X, int ld) {
+  return reinterpret_cast<std::uintptr_t>(X) % 16 == 0 && ld % 4 == 0;
+}
+
+// ---- The fused kernel's slices, added from the workspace.
+
+// The slices' sum: C = alpha * (W[0] + ... + W[slices-1]) + beta * C, every element adding
+// its slices in the same order, whichever block finished first: bitwise the same on every
+// run. Where a guard flag names the element's row or column (guards + z * guardStride, rows of
+// A then columns of B: the fused kernel's flags per slice, stride M + N, or the pre-pass's for
+// all of K, stride 0), or the sum is not finite, the guard path sums it again over all of K.
+__global__ void sgemm_every_shape_3xtf32_sum(int M, int N, int K, int slices, float alpha,
+                                             const float* W, const int* guards,
+                                             long long guardStride, const float* A, int lda,
+                                             const float* B, int ldb, float beta, float* C, int ldc,
+                                             const int* limits) {
+  const long long count = static_cast<long long>(M) * N;
+  const int Mx = limits ? min(M, limits[0]) : M, Nx = limits ? min(N, limits[1]) : N;
+  for (long long x = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+       x < static_cast<long long>(Mx) * Nx; x += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int row = static_cast<int>(x / Nx), col = static_cast<int>(x % Nx);
+    const long long e = static_cast<long long>(row) * N + col;
+    float s = 0.f;
+    int flagged = 0;
+    for (int z = 0; z < slices; ++z) {
+      s += W[z * count + e];
+      flagged |= guards[z * guardStride + row] | guards[z * guardStride + M + col];
+    }
+    if (flagged || !isfinite(s)) s = fp32_dot(A, lda, B, ldb, K, row, col);
+    float* c = C + static_cast<long long>(row) * ldc + col;
+    *c = beta == 0.f ? alpha * s : alpha * s + beta * *c;  // beta == 0: C is not read
+  }
+}
+
+// The fused kernel's slices: their sums and flags in the workspace, then sum_slices.
+cudaError_t sum_slices(const Gemm& g, int slices, const float* partial, const int* guards,
+                       long long guardStride, cudaStream_t stream, const int* limits) {
+  const long long count = static_cast<long long>(g.M) * g.N;
+  const long long blocks = std::min<long long>((count + 255) / 256, 4096);
+  sgemm_every_shape_3xtf32_sum<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
+      g.M, g.N, g.K, slices, g.alpha, partial, guards, guardStride, g.A, g.lda, g.B, g.ldb, g.beta,
+      g.C, g.ldc, limits);
+  return cudaGetLastError();
+}
+
+// ---- The pre-pass in one launch.
+
+// Rung 14's two pre-pass kernels as one: blocks [0, A's) split rows of A as split_rows' grid
+// would, the rest split and transpose B as split_transpose's would. The two halves run side by
+// side, and a small problem waits for one launch instead of two (at 1000^3 the two took 4.8 and
+// 6.6 us, one after the other).
+static_assert(kSplitThreads == kTransposeThreads, "both halves: 256 threads");
+__global__ void __launch_bounds__(kSplitThreads)
+    split_both(int M, int N, int K, const float* A, int lda, const float* B, int ldb, Split s,
+               dim3 gridA, dim3 gridB, int tileB, const int* limits) {
+  const int blocksA = static_cast<int>(gridA.x * gridA.y);
+  const int blocks = blocksA + static_cast<int>(gridB.x * gridB.y);
+  if (limits) {  // the rows and columns that the limited tiles read, whole tiles of 128
+    M = min(M, (limits[0] + 127) / 128 * 128), N = min(N, (limits[1] + 127) / 128 * 128);
+    if (M == 0 || N == 0) return;
+  }
+  // Block b of the two grids; a limited launch has fewer blocks, each taking several b.
+  for (int b = static_cast<int>(blockIdx.x); b < blocks; b += gridDim.x) {
+    if (b < blocksA)
+      split_rows_block(b % gridA.x, b / gridA.x, gridA.x, gridA.y, M, K, A, lda, s.Ahi, s.Alo, s.Kp,
+                       s.guard);
+    else if (tileB == 64)
+      split_transpose_block<64>((b - blocksA) % gridB.x, (b - blocksA) / gridB.x, gridB.y,
+                                threadIdx.x % kTransposeThreadsX, threadIdx.x / kTransposeThreadsX,
+                                K, N, B, ldb, s.Bhi, s.Blo, s.Kp, s.guard + M);
+    else
+      split_transpose_block<32>((b - blocksA) % gridB.x, (b - blocksA) / gridB.x, gridB.y,
+                                threadIdx.x % kTransposeThreadsX, threadIdx.x / kTransposeThreadsX,
+                                K, N, B, ldb, s.Bhi, s.Blo, s.Kp, s.guard + M);
+  }
+}
+
+// A limited launch's split_both: at most this many blocks, so that a call whose limits leave
+// nothing to do (rung 16's slow path, mostly) returns in one wave of them.
+constexpr long long kLimitedSplitBlocks = 2048;
+
+// The pre-pass (split_operands) with its kernels as one launch: the flags zeroed, then both.
+inline cudaError_t split_operands_together(const Gemm& g, const Split& s, cudaStream_t stream,
+                                           const int* limits) {
+  const int tileB = transpose_tile_for(g.N, g.K);
+  const dim3 gridA = split_rows_grid(g.M, g.K), gridB = split_transpose_grid(g.N, g.K, tileB);
+  const long long blocks =
+      static_cast<long long>(gridA.x) * gridA.y + static_cast<long long>(gridB.x) * gridB.y;
+  if (blocks > 0x7fffffff) return split_operands(g.M, g.N, g.K, g.A, g.lda, g.B, g.ldb, s, stream);
+  const cudaError_t err =
+      cudaMemsetAsync(s.guard, 0, (static_cast<size_t>(g.M) + g.N) * sizeof(int), stream);
+  if (err != cudaSuccess) return err;
+  const long long grid = limits ? std::min(blocks, kLimitedSplitBlocks) : blocks;
+  split_both<<<static_cast<unsigned>(grid), kSplitThreads, 0, stream>>>(
+      g.M, g.N, g.K, g.A, g.lda, g.B, g.ldb, s, gridA, gridB, tileB, limits);
+  return cudaGetLastError();
+}
+
+// ---- The main kernel's launch.
+
+// The main kernel on split operands: with one slice, at most one block per SM, each walking
+// several tiles; with several, one cluster of `slices` blocks per tile.
+template <int BN, int BK, int STAGES, int PROMOTE>
+cudaError_t multiply(int M, int N, int K, float alpha, const Split& s, const float* A, int lda,
+                     const float* B, int ldb, float beta, float* C, int ldc, cudaStream_t stream,
+                     int groupRows, int slices, int kSlice, int sms, const int* limits) {
+  using T = Tile<BN, BK, STAGES, PROMOTE>;
+  constexpr auto one = sgemm_every_shape_3xtf32<BN, BK, STAGES, PROMOTE, false>;
+  constexpr auto sliced = sgemm_every_shape_3xtf32<BN, BK, STAGES, PROMOTE, true>;
+  const auto kernel = slices > 1 ? sliced : one;
+  constexpr CUtensorMapSwizzle kSwizzle =
+      BK == 32 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B;
+  constexpr CUtensorMapDataType kFloat = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  CUtensorMap tmAhi, tmAlo, tmBhi, tmBlo;  // built per call (pointers and sizes change)
+  cudaError_t err = slices > 1 ? runtime::allow_shared_bytes<sliced>(T::kSharedBytes)
+                               : runtime::allow_shared_bytes<one>(T::kSharedBytes);
+  for (auto [map, plane, rows, box] : {std::tuple{&tmAhi, s.Ahi, M, T::BM},
+                                       {&tmAlo, s.Alo, M, T::BM},
+                                       {&tmBhi, s.Bhi, N, BN},
+                                       {&tmBlo, s.Blo, N, BN}})
+    if (err == cudaSuccess)
+      err = runtime::make_tensor_map(map, plane, kFloat, rows, K, s.Kp, box, BK, kSwizzle);
+  if (err != cudaSuccess) return err;
+  const long long tiles = static_cast<long long>((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN);
+  if (tiles > 0x7fffffff || slices < 1 || slices > kMostRanks) return cudaErrorInvalidValue;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(slices > 1 ? tiles : std::min<long long>(tiles, sms)),
+                        static_cast<unsigned>(slices));
+  config.blockDim = dim3(T::kThreads);
+  config.dynamicSmemBytes = T::kSharedBytes;
+  config.stream = stream;
+  cudaLaunchAttribute cluster = {};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = 1;
+  cluster.val.clusterDim.y = static_cast<unsigned>(slices);
+  cluster.val.clusterDim.z = 1;
+  config.attrs = &cluster;
+  config.numAttrs = slices > 1 ? 1 : 0;
+  err = cudaLaunchKernelEx(&config, kernel, M, N, K, alpha, tmAhi, tmAlo, tmBhi, tmBlo,
+                           static_cast<const int*>(s.guard), A, lda, B, ldb, beta, C, ldc,
+                           aligned8(C) && ldc % 2 == 0, std::max(1, groupRows), kSlice, limits);
+  return err != cudaSuccess ? err : cudaGetLastError();
+}
