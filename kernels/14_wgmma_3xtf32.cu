@@ -206,30 +206,20 @@ cudaError_t multiply(int M, int N, int K, float alpha, const Split& s, const flo
                      int groupRows) {
   using T = Tile<BN, BK, STAGES, PROMOTE>;
   constexpr auto kernel = sgemm_wgmma_3xtf32<BN, BK, STAGES, PROMOTE>;
-  constexpr CUtensorMapSwizzle kSwizzle =
-      BK == 32 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B;
-  constexpr CUtensorMapDataType kFloat = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-  CUtensorMap tmAhi, tmAlo, tmBhi, tmBlo;  // built per call (pointers and sizes change)
+  SplitMaps maps;
   cudaError_t err = runtime::allow_shared_bytes<kernel>(T::kSharedBytes);
-  for (auto [map, plane, rows, box] : {std::tuple{&tmAhi, s.Ahi, M, T::BM},
-                                       {&tmAlo, s.Alo, M, T::BM},
-                                       {&tmBhi, s.Bhi, N, BN},
-                                       {&tmBlo, s.Blo, N, BN}})
-    if (err == cudaSuccess)
-      err = runtime::make_tensor_map(map, plane, kFloat, rows, K, s.Kp, box, BK, kSwizzle);
+  if (err == cudaSuccess) err = split_maps<T::BM, BN, BK>(&maps, s, M, N, K);
   if (err != cudaSuccess) return err;
   const long long tiles = static_cast<long long>((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN);
   if (tiles > 0x7fffffff) return cudaErrorInvalidValue;
   kernel<<<static_cast<unsigned>(tiles), T::kThreads, T::kSharedBytes, stream>>>(
-      M, N, K, alpha, tmAhi, tmAlo, tmBhi, tmBlo, s.guard, A, lda, B, ldb, beta, C, ldc,
+      M, N, K, alpha, maps.Ahi, maps.Alo, maps.Bhi, maps.Blo, s.guard, A, lda, B, ldb, beta, C, ldc,
       aligned8(C) && ldc % 2 == 0, std::max(1, groupRows));
   return cudaGetLastError();
 }
 
-// Split into the workspace, multiply; the workspace goes back to the pool after the kernels
-// (stream-ordered). Where the workspace cannot hold the split operands, it says so
-// (workspace_short) and rung 13 runs instead (kernels/fallbacks.inc): the same arithmetic on
-// mma.sync, which needs only the flags.
+// Split into the workspace, multiply, give the workspace back (stream-ordered). Without room for
+// the split operands: workspace_short, and rung 13 runs instead (kernels/fallbacks.inc).
 template <int BN, int BK, int STAGES, int PROMOTE>
 cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                         int ldb, float beta, float* C, int ldc, cudaStream_t stream,

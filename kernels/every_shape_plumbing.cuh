@@ -133,18 +133,10 @@ cudaError_t multiply(int M, int N, int K, float alpha, const Split& s, const flo
   constexpr auto one = sgemm_every_shape_3xtf32<BN, BK, STAGES, PROMOTE, false>;
   constexpr auto sliced = sgemm_every_shape_3xtf32<BN, BK, STAGES, PROMOTE, true>;
   const auto kernel = slices > 1 ? sliced : one;
-  constexpr CUtensorMapSwizzle kSwizzle =
-      BK == 32 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B;
-  constexpr CUtensorMapDataType kFloat = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-  CUtensorMap tmAhi, tmAlo, tmBhi, tmBlo;  // built per call (pointers and sizes change)
+  SplitMaps maps;
   cudaError_t err = slices > 1 ? runtime::allow_shared_bytes<sliced>(T::kSharedBytes)
                                : runtime::allow_shared_bytes<one>(T::kSharedBytes);
-  for (auto [map, plane, rows, box] : {std::tuple{&tmAhi, s.Ahi, M, T::BM},
-                                       {&tmAlo, s.Alo, M, T::BM},
-                                       {&tmBhi, s.Bhi, N, BN},
-                                       {&tmBlo, s.Blo, N, BN}})
-    if (err == cudaSuccess)
-      err = runtime::make_tensor_map(map, plane, kFloat, rows, K, s.Kp, box, BK, kSwizzle);
+  if (err == cudaSuccess) err = split_maps<T::BM, BN, BK>(&maps, s, M, N, K);
   if (err != cudaSuccess) return err;
   const long long tiles = static_cast<long long>((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN);
   if (tiles > 0x7fffffff || slices < 1 || slices > kMostRanks) return cudaErrorInvalidValue;
@@ -161,7 +153,7 @@ cudaError_t multiply(int M, int N, int K, float alpha, const Split& s, const flo
   cluster.val.clusterDim.z = 1;
   config.attrs = &cluster;
   config.numAttrs = slices > 1 ? 1 : 0;
-  err = cudaLaunchKernelEx(&config, kernel, M, N, K, alpha, tmAhi, tmAlo, tmBhi, tmBlo,
+  err = cudaLaunchKernelEx(&config, kernel, M, N, K, alpha, maps.Ahi, maps.Alo, maps.Bhi, maps.Blo,
                            static_cast<const int*>(s.guard), A, lda, B, ldb, beta, C, ldc,
                            aligned8(C) && ldc % 2 == 0, std::max(1, groupRows), kSlice, limits);
   return err != cudaSuccess ? err : cudaGetLastError();

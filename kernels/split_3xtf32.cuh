@@ -288,6 +288,26 @@ inline Split split_layout(float* W, int M, int N, int K) {
   return {W, W + a, W + 2 * a, W + 2 * a + b, reinterpret_cast<int*>(W + 2 * a + 2 * b), Kp};
 }
 
+// The tensor maps the main kernel reads the split operands through: A's planes in boxes of BM
+// rows, B's (transposed) in boxes of BN, each box BK floats of K, swizzled as BK needs.
+struct SplitMaps {
+  CUtensorMap Ahi, Alo, Bhi, Blo;  // built per call (pointers and sizes change)
+};
+template <int BM, int BN, int BK>
+cudaError_t split_maps(SplitMaps* maps, const Split& s, int M, int N, int K) {
+  constexpr CUtensorMapSwizzle kSwizzle =
+      BK == 32 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B;
+  constexpr CUtensorMapDataType kFloat = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  cudaError_t err = cudaSuccess;
+  for (auto [map, plane, rows, box] : {std::tuple{&maps->Ahi, s.Ahi, M, BM},
+                                       {&maps->Alo, s.Alo, M, BM},
+                                       {&maps->Bhi, s.Bhi, N, BN},
+                                       {&maps->Blo, s.Blo, N, BN}})
+    if (err == cudaSuccess)
+      err = runtime::make_tensor_map(map, plane, kFloat, rows, K, s.Kp, box, BK, kSwizzle);
+  return err;
+}
+
 // The pre-pass's grids: split_rows' over A (M x K), split_transpose's over B (K x N).
 inline dim3 split_rows_grid(int M, int K) {
   return dim3((K + kSplitThreads * kSplitPerThread - 1) / (kSplitThreads * kSplitPerThread),

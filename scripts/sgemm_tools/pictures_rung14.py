@@ -32,7 +32,7 @@ def constants(root):
     order = re.findall(r"WgmmaTf32<BN>::mma\(acc, a(Hi|Lo) \+ step, b(Hi|Lo) \+ step", split.code)
     if len(order) != 3:
         raise SystemExit(f"scripts/pictures: {split.path}: mma_stage's three products not found")
-    swz = src.find(r"kSwizzle =\s*BK == (\d+) \? CU_TENSOR_MAP_SWIZZLE_(\d+)B : "
+    swz = split.find(r"kSwizzle =\s*BK == (\d+) \? CU_TENSOR_MAP_SWIZZLE_(\d+)B : "
                    r"CU_TENSOR_MAP_SWIZZLE_(\d+)B", "the tensor maps' swizzle").groups()
     c["swizzleBytes"] = int(swz[1]) if c["BK"] == int(swz[0]) else int(swz[2])
     c.update(wgM=m, wgN=n, wgK=k, groupRows=int(stride.group(1)),
