@@ -33,6 +33,10 @@
 #    (scripts/docs-lint numbers);
 #  - docs.comment_share: at most a quarter of the changed lines of scripts/diff N (from the rung
 #    N grew from), for every rung, are comments (scripts/docs-lint comments, which prints the share of every rung);
+#  - docs.parents: the parent column of kernels/ladder.inc is sane (an earlier rung; a change
+#    of precision class only where the kernel file says so), scripts/diff N diffs from it, the
+#    README's ladder table and the headers of docs 12-18 name it; prints each rung's changed
+#    lines and comment share of scripts/diff N (tests/ladder_parents_test.py);
 #  - docs.checks_script: docs-facts and docs-lint fail on planted errors in a fixture doc (a
 #    register split, an instruction claim, a number in no committed JSON, a missing heading)
 #    and pass it without them (tests/docs_checks_test.py).
@@ -40,7 +44,7 @@ set(_docs_tests docs.diffs_in_step docs.measured_tables docs.tables_script
     docs.precision_tables docs.inputs_tables docs.facts docs.install_line
     docs.best_predictions_h200 docs.best_predictions_h100
     docs.template docs.numbers docs.comment_share docs.checks_script docs.pictures
-    docs.pictures_planted)
+    docs.pictures_planted docs.parents)
 find_package(Python3 3.8 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   add_test(NAME docs.diffs_in_step
@@ -74,6 +78,8 @@ if(Python3_Interpreter_FOUND)
     COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/pictures --check)
   add_test(NAME docs.pictures_planted
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/pictures_test.py)
+  add_test(NAME docs.parents
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/ladder_parents_test.py)
 else()  # fail rather than vanish: CI must run these
   foreach(name IN LISTS _docs_tests)
     add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -E echo
