@@ -31,8 +31,6 @@ int predict(const std::vector<Shape>& shapes, const std::string& gpu) {
   best::GpuProfile profile;
   profile.name = gpu;
   const best::Table& t = best::tables()[best::table_for(best::tables(), profile)];
-  if (!gpu.empty() && t.gpu.name != gpu)
-    throw Error("no table compiled in was measured on '" + gpu + "'");
   std::printf("M,N,K,chosen");
   for (const std::string& c : t.candidates) std::printf(",%s_us", c.c_str());
   std::printf("\n");
@@ -116,10 +114,15 @@ int main(int argc, char** argv) {
   app.add_option("--candidates", names, "rung names to time (default: the table's columns)")
       ->delimiter(',')
       ->capture_default_str();
-  app.add_flag("--predict", predict_only,
-               "print each candidate's predicted time and the choice, as CSV; time nothing");
+  CLI::Option* predicting =
+      app.add_flag("--predict", predict_only,
+                   "print each candidate's predicted time and the choice, as CSV; time nothing");
+  std::vector<std::string> measured;  // the GPUs of the tables compiled in
+  for (const best::Table& t : best::tables()) measured.push_back(t.gpu.name);
   app.add_option("--gpu", gpu,
-                 "with --predict: the table measured on this GPU (default: the first)");
+                 "with --predict: the table measured on this GPU (default: the first)")
+      ->check(CLI::IsMember(measured))
+      ->needs(predicting);
   app.footer(exit_status_help("a candidate failed its check",
                               "no usable GPU, a CUDA error, or the --json file cannot be written"));
   app.callback([&] { common.finish(square_shapes({4096})); });

@@ -6,7 +6,8 @@
 #  - results.plot: scripts/plot's pictures, drawn by the Python scripts/plot would find with
 #    matplotlib; Skipped, with the Pythons tried, when none can import it (the test exits 77:
 #    SKIP_RETURN_CODE);
-#  - bench.*: sgemm_bench's flags and messages (CPU), and a short sweep (GPU).
+#  - bench.*: sgemm_bench's flags and messages (CPU), and a short sweep (GPU);
+#  - best_rates.*: sgemm_best_rates --predict per GPU, and its --gpu usage errors (CPU).
 find_package(Python3 3.8 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   add_test(NAME results.readme_table
@@ -82,3 +83,12 @@ sgemm_bench_test(gpu_sweep gpu EXIT 0
        --max-seconds-per-run=0.0001
   EXPECT "GFLOP/s" pct_of_reference "vs cublas: exact PASS" "vs cublas_tf32: exact PASS"
          "would take" ${rung_names})
+
+# sgemm_best_rates --predict needs no GPU; --gpu names a table compiled in, and only with it.
+sgemm_expect_test(best_rates.predict_per_gpu sgemm_best_rates cpu EXIT 0
+  ARGS --predict "--gpu=NVIDIA H100 80GB HBM3" --mnk=8192x8192x8192
+  EXPECT "M,N,K,chosen" "8192,8192,8192,")
+sgemm_expect_test(best_rates.unknown_gpu sgemm_best_rates cpu EXIT 2
+  ARGS --predict "--gpu=NVIDIA A100" EXPECT "--gpu" "NVIDIA H200")
+sgemm_expect_test(best_rates.gpu_without_predict sgemm_best_rates cpu EXIT 2
+  ARGS "--gpu=NVIDIA H200" EXPECT "--gpu requires --predict")
