@@ -26,10 +26,8 @@
 // columns of B (the same, through a transpose); the bound plane (the certificate); the INT8
 // GEMM, its moduli in turn; the reconstruction (CRT, scale back, alpha, beta); the slow path.
 // The result is bitwise the same on every run. Every decision that depends on the values is
-// made on the device, each kernel gated by it: the launcher never waits for the GPU.
-//
-// This file holds the lesson (the moduli, the scaling and the residues, the INT8 wgmma GEMM,
-// the CRT reconstruction) and the launcher; kernels/ozaki_*.cuh the rest (docs/16 lists them).
+// made on the device, each kernel gated by it: the launcher never waits for the GPU. This file
+// holds the lesson and the launcher; kernels/ozaki_*.cuh the rest (docs/16 lists them).
 //
 // FP32's semantics. The integers cannot hold Inf or NaN: their lines are never certified, and
 // neither is an element near FP32's overflow, so rung 15 answers those as cuBLAS does. K beyond
@@ -53,8 +51,7 @@
 #include "sgemm.h"       // Gemm: the problem, as every rung's launcher takes it
 
 namespace sgemm::every_shape_3xtf32 {
-// Rung 15 on C's first limits[0] rows and limits[1] columns, the limits read on the device
-// (kernels/15_every_shape_3xtf32.cu).
+// Rung 15 (kernels/15_*.cu) on C's first limits[0] rows and limits[1] columns, read on the GPU.
 cudaError_t launch_limited(const Gemm& gemm, const int* limits, cudaStream_t stream);
 }  // namespace sgemm::every_shape_3xtf32
 
@@ -69,8 +66,6 @@ constexpr int kMaxModuli = 8;  // the scaled integers then stay below 2^32 (sqrt
 constexpr int kMinModuli = 4;
 constexpr int kModuli[kMaxModuli] = {256, 255, 253, 251, 247, 241, 239, 233};
 constexpr int kLadderModuli = 7;  // the fewest that meet FP32 accuracy (docs/16)
-
-#include "ozaki_bits.cuh"  // with_modulus, bits_of, power_of_two, byte_to_double
 
 // The moduli in use (computed on the host, exactly, in crt_of): the CRT weights w_l =
 // (P/p_l) ((P/p_l)^-1 mod p_l) < P < 2^64 and P itself, each cut into a high part (low
@@ -87,56 +82,10 @@ struct Crt {
 // ---- The pre-pass: norms, scales, residues.
 
 // The scaled integers stay below 2^kScaledBits in magnitude (Crt::T keeps them there: up to 7
-// moduli it is below 2^27.4 anyway), so that the residue arithmetic below stays in 31 bits.
+// moduli it is below 2^27.4 anyway), so that the residue arithmetic stays in 31 bits.
 constexpr int kScaledBits = 29;
 
-// x 2^s rounded to the nearest integer (ties away from zero), from the bits: no float multiply
-// (it would overflow, underflow or flush) and no branch. |x| 2^s = m 2^shift; a right shift
-// rounds (the half added first), a left one is exact. Inf and NaN give 0 (never certified).
-struct Scaled {
-  int value;  // |value| < 2^kScaledBits
-  uint32_t magnitude;
-  bool inexact;  // bits were rounded away: x 2^s is not an integer
-};
-__host__ __device__ __forceinline__ Scaled scale_to_integer(float x, int s) {
-  const uint32_t bits = bits_of(x);
-  const int biased = bits >> 23 & 0xff;
-  const uint32_t m = (bits & 0x7fffff) | (biased ? 0x800000u : 0u);  // x = m 2^(e - 23)
-  const int shift = (biased ? biased - 150 : -149) + s;
-  const int right = min(max(-shift, 0), 31), left = min(max(shift, 0), 31);
-  const bool finite = biased != 0xff;
-  // m < 2^24: with right >= 25 the sum stays below 2^right and the result is 0, as it must.
-  const uint32_t u = finite ? (m + ((1u << right) >> 1)) >> right << left : 0u;
-  const bool inexact = finite && (m & ((1u << right) - 1)) != 0;
-  const int value = bits >> 31 ? -static_cast<int>(u) : static_cast<int>(u);
-  return {value, u, inexact};
-}
-
-// The residue of v (|v| < 2^kScaledBits) mod P, as a signed byte: what the INT8 wgmma reads.
-// P = 256: the low byte of the two's complement. An odd P: the centred residue, (n mod P) -
-// (P - 1) / 2 from n = v + kShift (positive, below 2^31, = v + (P - 1) / 2 mod P), the
-// quotient from one multiply-high: kMagic = ceil(2^39 / P) gives floor(n kMagic / 2^39) =
-// floor(n / P) exactly for every n < 2^31 (the excess stays below 2^-8 <= 1 / P).
-template <int P>
-struct Residue {
-  static constexpr uint32_t kHalf = (P - 1) / 2;
-  static constexpr uint32_t kShift = P * ((1u << kScaledBits) / P + 1) + kHalf;
-  static constexpr uint32_t kMagic = static_cast<uint32_t>((uint64_t{1} << 39) / P + 1);
-  static_assert(P == 256 || P % 2 == 1, "the moduli: 256 and odd numbers below it");
-  static_assert(uint64_t{kShift} + (1u << kScaledBits) < (uint64_t{1} << 31), "n < 2^31");
-};
-template <int P>
-__host__ __device__ __forceinline__ uint32_t residue_byte(int v) {
-  if constexpr (P == 256) {
-    return static_cast<uint32_t>(v) & 0xff;
-  } else {
-    using R = Residue<P>;
-    const uint32_t n = static_cast<uint32_t>(v) + R::kShift;
-    const uint32_t quotient = static_cast<uint32_t>(uint64_t{n} * R::kMagic >> 39);
-    return (n - quotient * P - R::kHalf) & 0xff;
-  }
-}
-
+#include "ozaki_bits.cuh"        // scale_to_integer, residue_byte, reduce_mod: from the bits
 #include "ozaki_statistics.cuh"  // Stats, Line, Tally, Plan, the magnitude bytes, the first pass
 
 // Four consecutive elements' residues, packed as 4 bytes, into each plane: plane l at
@@ -201,16 +150,6 @@ __global__ void __launch_bounds__(kRowThreads)
 #include "ozaki_certificate.cuh"  // the certificate, the bound plane's epilogue, the prediction
 
 // ---- The INT8 GEMM, one modulus per block.
-
-// acc mod P, in [0, P), in place. |acc| < 2^31 - 2^14 (K 2^14 at most, K <= kChunkDepth or
-// a residue plus a chunk); adding a multiple of P near 2^31 makes it an unsigned in (0, 2^32).
-template <int P, int kCount>
-__device__ __forceinline__ void reduce_mod(int (&acc)[kCount]) {
-  constexpr uint32_t kOffset = P * ((0x80000000u + P - 1) / P);
-#pragma unroll
-  for (int e = 0; e < kCount; ++e)
-    acc[e] = static_cast<int>((static_cast<uint32_t>(acc[e]) + kOffset) % P);
-}
 
 // The tensor cores sum at most this much of K before the sums are reduced mod p_l: 2^16
 // products of two residues (|r| <= 128: 2^14 each) stay below 2^30.
@@ -471,8 +410,7 @@ inline Crt crt_of(int count, int K) {
   return crt;
 }
 
-// The INT8 GEMM over planes 0 .. count - 1 (kBound false: their residues) or plane count
-// alone (kBound: the certificate).
+// The INT8 GEMM over the residues' planes, or (kBound) the bound plane alone.
 template <int BN, int STAGES, bool kBound>
 cudaError_t multiply(int M, int N, int K, int count, const uint8_t* W, const Layout& L,
                      uint8_t* residues, const Certificate& cert, const Plan* plan,

@@ -1,12 +1,13 @@
-// Rung 16's bit-level helpers, which no rung teaches: with_modulus (the l-th modulus as a
+// Rung 16's bit-level arithmetic, which no rung teaches: with_modulus (the l-th modulus as a
 // compile-time constant, so that x % p compiles to a multiply-high and a multiply-subtract),
-// bits_of (a float's bits, on the host too), and the reconstruction's exact FP64 from bits
-// (power_of_two, byte_to_double: no conversion instructions, no range checks). Rung 16
-// (kernels/16_ozaki_int8.cu) includes it.
+// bits_of (a float's bits, on the host too), scale_to_integer (x 2^s rounded, from the bits),
+// residue_byte (v mod p_l as a signed byte, one multiply-high), reduce_mod (the tensor cores'
+// sums mod p_l), and the reconstruction's exact FP64 from bits (power_of_two, byte_to_double:
+// no conversion instructions, no range checks). Rung 16 (kernels/16_ozaki_int8.cu) includes it.
 //
-// Included inside the rung's namespace, after its moduli (kModuli, kMaxModuli), and in no other
-// way: it has no include guard of its own (tests/planted_kernels.cu includes the rung twice, each
-// time in a namespace of its own).
+// Included inside the rung's namespace, after its moduli (kModuli, kMaxModuli) and kScaledBits,
+// and in no other way: it has no include guard of its own (tests/planted_kernels.cu includes the
+// rung twice, each time in a namespace of its own).
 
 // Calls f(std::integral_constant<int, p_l>{}): the modulus as a compile-time constant, so that
 // x % p compiles to a multiply-high and a multiply-subtract.
@@ -46,6 +47,63 @@ __host__ __device__ __forceinline__ uint32_t bits_of(float x) {
   uint32_t bits;
   memcpy(&bits, &x, sizeof bits);
   return bits;
+}
+
+// x 2^s rounded to the nearest integer (ties away from zero), from the bits: no float multiply
+// (it would overflow, underflow or flush) and no branch. |x| 2^s = m 2^shift; a right shift
+// rounds (the half added first), a left one is exact. Inf and NaN give 0 (never certified).
+struct Scaled {
+  int value;  // |value| < 2^kScaledBits
+  uint32_t magnitude;
+  bool inexact;  // bits were rounded away: x 2^s is not an integer
+};
+__host__ __device__ __forceinline__ Scaled scale_to_integer(float x, int s) {
+  const uint32_t bits = bits_of(x);
+  const int biased = bits >> 23 & 0xff;
+  const uint32_t m = (bits & 0x7fffff) | (biased ? 0x800000u : 0u);  // x = m 2^(e - 23)
+  const int shift = (biased ? biased - 150 : -149) + s;
+  const int right = min(max(-shift, 0), 31), left = min(max(shift, 0), 31);
+  const bool finite = biased != 0xff;
+  // m < 2^24: with right >= 25 the sum stays below 2^right and the result is 0, as it must.
+  const uint32_t u = finite ? (m + ((1u << right) >> 1)) >> right << left : 0u;
+  const bool inexact = finite && (m & ((1u << right) - 1)) != 0;
+  const int value = bits >> 31 ? -static_cast<int>(u) : static_cast<int>(u);
+  return {value, u, inexact};
+}
+
+// The residue of v (|v| < 2^kScaledBits) mod P, as a signed byte: what the INT8 wgmma reads.
+// P = 256: the low byte of the two's complement. An odd P: the centred residue, (n mod P) -
+// (P - 1) / 2 from n = v + kShift (positive, below 2^31, = v + (P - 1) / 2 mod P), the
+// quotient from one multiply-high: kMagic = ceil(2^39 / P) gives floor(n kMagic / 2^39) =
+// floor(n / P) exactly for every n < 2^31 (the excess stays below 2^-8 <= 1 / P).
+template <int P>
+struct Residue {
+  static constexpr uint32_t kHalf = (P - 1) / 2;
+  static constexpr uint32_t kShift = P * ((1u << kScaledBits) / P + 1) + kHalf;
+  static constexpr uint32_t kMagic = static_cast<uint32_t>((uint64_t{1} << 39) / P + 1);
+  static_assert(P == 256 || P % 2 == 1, "the moduli: 256 and odd numbers below it");
+  static_assert(uint64_t{kShift} + (1u << kScaledBits) < (uint64_t{1} << 31), "n < 2^31");
+};
+template <int P>
+__host__ __device__ __forceinline__ uint32_t residue_byte(int v) {
+  if constexpr (P == 256) {
+    return static_cast<uint32_t>(v) & 0xff;
+  } else {
+    using R = Residue<P>;
+    const uint32_t n = static_cast<uint32_t>(v) + R::kShift;
+    const uint32_t quotient = static_cast<uint32_t>(uint64_t{n} * R::kMagic >> 39);
+    return (n - quotient * P - R::kHalf) & 0xff;
+  }
+}
+
+// acc mod P, in [0, P), in place. |acc| < 2^31 - 2^14 (K 2^14 at most, K <= kChunkDepth or
+// a residue plus a chunk); adding a multiple of P near 2^31 makes it an unsigned in (0, 2^32).
+template <int P, int kCount>
+__device__ __forceinline__ void reduce_mod(int (&acc)[kCount]) {
+  constexpr uint32_t kOffset = P * ((0x80000000u + P - 1) / P);
+#pragma unroll
+  for (int e = 0; e < kCount; ++e)
+    acc[e] = static_cast<int>((static_cast<uint32_t>(acc[e]) + kOffset) % P);
 }
 
 // 2^e for |e| <= 1022, from the bits: exact, as ldexp is, without its range checks. A scale is

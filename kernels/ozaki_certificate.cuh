@@ -10,7 +10,7 @@
 //
 // Included inside the rung's namespace, after its pre-pass and ozaki_statistics.cuh (it reads
 // Stats, Line, Tally, Plan, magnitude_byte, block_tally, kRowThreads, kColumnTile and kSliceRows
-// from there, scale_to_integer from the rung) and after the rung's declaration of
+// from there, scale_to_integer from ozaki_bits.cuh) and after the rung's declaration of
 // every_shape_3xtf32::launch_limited (queue_prediction), and in no other way: it has no include
 // guard of its own (tests/planted_kernels.cu includes the rung twice, each time in a namespace of
 // its own).

@@ -31,8 +31,8 @@
 #    issue numbers or sessions; scripts/docs-lint template);
 #  - docs.numbers: every % and × in the lessons of docs 00-18 is in a committed results JSON
 #    (scripts/docs-lint numbers);
-#  - docs.comment_share: at most a quarter of the changed lines of scripts/diff N (from the rung
-#    N grew from), for every rung, are comments (scripts/docs-lint comments, which prints the share of every rung);
+#  - docs.comment_share: scripts/diff N (from the rung N grew from) changes at most 600 lines,
+#    at most a quarter of them comments, for every rung (scripts/docs-lint comments prints each);
 #  - docs.parents: the parent column of kernels/ladder.inc is sane (an earlier rung; a change
 #    of precision class only where the kernel file says so), scripts/diff N diffs from it, the
 #    README's ladder table and the headers of docs 12-18 name it; prints each rung's changed

@@ -15,7 +15,7 @@ HEADERS = {
                                 "at any alignment, the pre-pass in one launch, the main kernel's "
                                 "launch with its cluster, the slices' sum)",
     "ozaki_bits.cuh": "`kernels/ozaki_bits.cuh` (the modulus as a compile-time constant, "
-                      "exact FP64 from bits)",
+                      "scaling to integers and residues from the bits, exact FP64 from bits)",
     "ozaki_statistics.cuh": "`kernels/ozaki_statistics.cuh` (the lines' statistics, the Plan, "
                             "the magnitude bytes, block reductions)",
     "ozaki_certificate.cuh": "`kernels/ozaki_certificate.cuh` (the certificate, its budget, "
