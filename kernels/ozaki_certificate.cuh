@@ -151,6 +151,19 @@ constexpr double kSlowPathMost = 0.5;
 // The slow path is rung 15 from K = 16 on (its kMinK), sgemm_ozaki_int8_short below.
 constexpr int kSlowPathMinK = 16;
 
+// The heavy lines' estimate of the shares of rows and of columns the slow path would take (a
+// heavy column puts a failure in every row, a heavy row one in every column).
+__device__ __forceinline__ double2 heavy_shares(int M, int N, const Plan* plan) {
+  return {plan->heavy[1] ? 1.0 : static_cast<double>(plan->heavy[0]) / M,
+          plan->heavy[0] ? 1.0 : static_cast<double>(plan->heavy[1]) / N};
+}
+// Whether the heavy lines alone send the problem to rung 15: then the sample, which can only
+// raise the shares, need not run (its kernels return at once; the decision is the same).
+__device__ __forceinline__ bool heavy_decides(int M, int N, const Plan* plan) {
+  const double2 shares = heavy_shares(M, N, plan);
+  return fmin(shares.x, shares.y) > kSlowPathShare;
+}
+
 // The prediction's sample: the certificate itself, exactly as the bound plane's epilogue
 // computes it, on kSampleLines rows and columns (all of them where there are fewer): groups of
 // 32 adjacent lines spread evenly, so that a warp reads 32 adjacent columns of B.
@@ -171,9 +184,11 @@ struct Sample {
 // Sampled row t of A: its magnitude bytes, K contiguous (bytes [t][Kq], Kq = K rounded up to
 // 4), and its Line, as sgemm_ozaki_int8_rows would store them.
 __global__ void __launch_bounds__(kRowThreads)
-    sgemm_ozaki_int8_sample_rows(int M, int K, const float* A, long long lda, const Stats* stats,
-                                 double T, uint8_t* bytes, int Kq, Line* lines) {
+    sgemm_ozaki_int8_sample_rows(int M, int N, int K, const float* A, long long lda,
+                                 const Stats* stats, double T, uint8_t* bytes, int Kq, Line* lines,
+                                 const Plan* plan) {
   __shared__ Tally partialTally[kRowThreads / 32];
+  if (heavy_decides(M, N, plan)) return;
   const int i = sampled_line(blockIdx.x, M);
   const float* a = A + i * lda;
   const Stats row = stats[i];
@@ -201,9 +216,11 @@ __global__ void __launch_bounds__(kRowThreads)
 // adjacent words), and their tallies, added to the columns' sums (integers: exact in any order).
 constexpr int kSampleDepth = 512;
 __global__ void __launch_bounds__(kColumnTile * 8)
-    sgemm_ozaki_int8_sample_columns(int K, int N, const float* B, long long ldb, const Stats* stats,
-                                    double T, uint32_t* words, Sample sample) {
+    sgemm_ozaki_int8_sample_columns(int M, int K, int N, const float* B, long long ldb,
+                                    const Stats* stats, double T, uint32_t* words, Sample sample,
+                                    const Plan* plan) {
   __shared__ Tally partialTally[8][kColumnTile];
+  if (heavy_decides(M, N, plan)) return;
   const int sampled = sample_count(N), t = blockIdx.x * kColumnTile + threadIdx.x;
   const int j = t < sampled ? sampled_line(t, N) : 0;
   const Stats column = stats[j];
@@ -238,10 +255,10 @@ __global__ void __launch_bounds__(kColumnTile * 8)
 constexpr int kSampleRowsPerBlock = 4, kSampleProductDepth = 1024;
 __global__ void __launch_bounds__(kSampleLines)
     sgemm_ozaki_int8_sample_products(int M, int N, int K, const uint8_t* bytes, int Kq,
-                                     const uint32_t* words, Sample sample) {
+                                     const uint32_t* words, Sample sample, const Plan* plan) {
   const int rows = sample_count(M), columns = sample_count(N);
   const int t = threadIdx.x, r0 = blockIdx.x * kSampleRowsPerBlock;
-  if (t >= columns) return;
+  if (t >= columns || heavy_decides(M, N, plan)) return;
   const int k4Begin = blockIdx.y * kSampleProductDepth / 4;
   const int k4End = min(Kq / 4, k4Begin + kSampleProductDepth / 4);
   int G[kSampleRowsPerBlock] = {};
@@ -264,11 +281,11 @@ __global__ void __launch_bounds__(kSampleLines)
 // makes (uncertified), on the rows' Lines and the columns' (built here from their statistics
 // and tallies, as sgemm_ozaki_int8_columns builds them); marks the rows and columns that fail.
 __global__ void sgemm_ozaki_int8_sample_verdict(int M, int N, int K, const Stats* columnStats,
-                                                double T, double budget, float alpha,
-                                                Sample sample) {
+                                                double T, double budget, float alpha, Sample sample,
+                                                const Plan* plan) {
   const int rows = sample_count(M), columns = sample_count(N);
   const int p = blockIdx.x * blockDim.x + threadIdx.x;
-  if (p >= rows * columns) return;
+  if (p >= rows * columns || heavy_decides(M, N, plan)) return;
   const int i = p / columns, t = p % columns;
   const Stats column = columnStats[sampled_line(t, N)];
   const Line c{static_cast<double>(sample.columnIntegers[t]), sqrt(column.squares), column.scale(T),
@@ -281,19 +298,23 @@ __global__ void sgemm_ozaki_int8_sample_verdict(int M, int N, int K, const Stats
   }
 }
 
-// Before any integer work, one thread: whether the integer path runs, or rung 15 takes the
+// Before any integer work, one warp: whether the integer path runs, or rung 15 takes the
 // whole problem (plan->wholePath). The prediction's two estimates of the share of rows and of
-// columns that the slow path would take: the heavy lines' (a heavy column puts a failure in
-// every row, and a heavy row one in every column), and the sample's (a row whose sampled
-// columns hold a failure with probability q holds one among all N with about 1 - (1 - q)^(N /
-// sampled columns)). The larger of each; rung 15 where both shares pass kSlowPathShare.
+// columns that the slow path would take: the heavy lines' (heavy_shares), and the sample's (a
+// row whose sampled columns hold a failure with probability q holds one among all N with about
+// 1 - (1 - q)^(N / sampled columns)). The larger of each; rung 15 where both pass
+// kSlowPathShare. (Where the heavy lines decide, the sample did not run: its marks are zeros.)
 __global__ void sgemm_ozaki_int8_decide(int M, int N, int sampledRows, int sampledColumns,
                                         Sample sample, bool predict, Plan* plan) {
+  int rowMarks = 0, columnMarks = 0;  // the warp sums the marks; lane 0 decides
+  for (int i = threadIdx.x; i < sampledRows; i += 32) rowMarks += sample.rowFails[i];
+  for (int t = threadIdx.x; t < sampledColumns; t += 32) columnMarks += sample.columnFails[t];
+  rowMarks = __reduce_add_sync(0xffffffffu, rowMarks);
+  columnMarks = __reduce_add_sync(0xffffffffu, columnMarks);
   if (threadIdx.x != 0) return;
-  double rows = plan->heavy[1] ? 1.0 : static_cast<double>(plan->heavy[0]) / M;
-  double columns = plan->heavy[0] ? 1.0 : static_cast<double>(plan->heavy[1]) / N;
-  for (int i = 0; i < sampledRows; ++i) plan->sampled[0] += sample.rowFails[i];
-  for (int t = 0; t < sampledColumns; ++t) plan->sampled[1] += sample.columnFails[t];
+  const double2 shares = heavy_shares(M, N, plan);
+  double rows = shares.x, columns = shares.y;
+  plan->sampled[0] = rowMarks, plan->sampled[1] = columnMarks;
   if (sampledRows > 0 && sampledColumns > 0) {
     const double q = static_cast<double>(plan->sampled[0]) / sampledRows;
     const double r = static_cast<double>(plan->sampled[1]) / sampledColumns;
@@ -350,21 +371,21 @@ cudaError_t queue_prediction(const Gemm& g, Stats* partial, Stats* stats, double
   const bool predict = kPredict && K >= kPredictMinK;
   if (predict) {
     sgemm_ozaki_int8_sample_rows<<<sampledRows, kRowThreads, 0, stream>>>(
-        M, K, A, lda, stats, T, rowBytes, Kq, sample.rowLines);
+        M, N, K, A, lda, stats, T, rowBytes, Kq, sample.rowLines, plan);
     if ((err = launched()) != cudaSuccess) return err;
     const dim3 columnGrid((sampledColumns + kColumnTile - 1) / kColumnTile,
                           (K + kSampleDepth - 1) / kSampleDepth);
-    sgemm_ozaki_int8_sample_columns<<<columnGrid, columnBlock, 0, stream>>>(K, N, B, ldb, stats + M,
-                                                                            T, columnWords, sample);
+    sgemm_ozaki_int8_sample_columns<<<columnGrid, columnBlock, 0, stream>>>(
+        M, K, N, B, ldb, stats + M, T, columnWords, sample, plan);
     if ((err = launched()) != cudaSuccess) return err;
     const dim3 productGrid((sampledRows + kSampleRowsPerBlock - 1) / kSampleRowsPerBlock,
                            (K + kSampleProductDepth - 1) / kSampleProductDepth);
     sgemm_ozaki_int8_sample_products<<<productGrid, kSampleLines, 0, stream>>>(
-        M, N, K, rowBytes, Kq, columnWords, sample);
+        M, N, K, rowBytes, Kq, columnWords, sample, plan);
     if ((err = launched()) != cudaSuccess) return err;
     const int pairs = sampledRows * sampledColumns;
-    sgemm_ozaki_int8_sample_verdict<<<(pairs + 255) / 256, 256, 0, stream>>>(M, N, K, stats + M, T,
-                                                                             budget, alpha, sample);
+    sgemm_ozaki_int8_sample_verdict<<<(pairs + 255) / 256, 256, 0, stream>>>(
+        M, N, K, stats + M, T, budget, alpha, sample, plan);
     if ((err = launched()) != cudaSuccess) return err;
   }
   sgemm_ozaki_int8_decide<<<1, 32, 0, stream>>>(
