@@ -4,15 +4,17 @@
 # in turn with cuBLAS SGEMM, one sgemm_bench run per distribution; then best_path.py prints
 # rung 18's time over the faster of rungs 15 and 16 (the bar: >= 0.95x their speed). JSON per
 # distribution under $OUT/best_path/ (packed into best_path.tar.gz), the summary in
-# $OUT/best_path.txt. Assumes build-gpu/ (scripts/gpu-session builds it).
+# $OUT/best_path.txt. Assumes build-gpu/ (scripts/gpu-session builds it). BLOCK_MS: the bench's
+# --block-ms (default 100; longer blocks average more of the power cap's swings).
 #   experiments/one_call/best_path.sh
+#   BLOCK_MS=300 experiments/one_call/best_path.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT/best_path"
 inputs="uniform normal phi=0.5 phi=1 phi=2 phi=4 exponents=16 span=16 big-column big-rows"
 for in in $inputs; do
-  build-gpu/sgemm_bench --rungs 15,16,18 --sizes 4096,8192 --inputs "$in" --block-ms 100 \
+  build-gpu/sgemm_bench --rungs 15,16,18 --sizes 4096,8192 --inputs "$in" --block-ms "${BLOCK_MS:-100}" \
     --check random --benchmark_format=console --benchmark_out="$OUT/best_path/$in.json" \
     --benchmark_out_format=json > /dev/null 2>&1 || echo "$in: sgemm_bench failed"
 done
