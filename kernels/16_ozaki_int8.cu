@@ -459,11 +459,13 @@ runtime::LaunchAnswer launch_moduli(int count, const Gemm& g, cudaStream_t strea
   if ((err = zero_workspace(w, L, M, N, stream)) != cudaSuccess) return err;
   auto launched = [] { return cudaGetLastError(); };
 
-  // The lines' statistics, and the prediction: a problem whose slow path would take more than
+  // The prediction, from a sample of lines: a problem whose slow path would take more than
   // kSlowPathShare of C's rows and of its columns goes to rung 15 before any integer work.
-  if ((err = queue_statistics(g, stats, partial, stream)) != cudaSuccess) return err;
-  err = queue_prediction(g, partial, stats, crt.T, budget, w + L.sampleRows, L.Kq,
-                         reinterpret_cast<uint32_t*>(w + L.sampleColumns), sample, plan, stream);
+  err = queue_statistics(g, Lines::sampled, stats, partial, plan, stream);
+  if (err == cudaSuccess)
+    err = queue_prediction(g, partial, stats, crt.T, budget, w + L.sampleRows, L.Kq,
+                           reinterpret_cast<uint32_t*>(w + L.sampleColumns), sample, plan, stream);
+  if (err == cudaSuccess) err = queue_statistics(g, Lines::all, stats, partial, plan, stream);
   if (err != cudaSuccess) return err;
 
   // The pre-pass proper: residues and magnitude bytes of the rows of A, the columns of B.

@@ -114,27 +114,21 @@ inline double certificate_budget(int K) {
 
 // ---- The prediction.
 
-// The prediction, one thread a line (M rows, then N columns): a column's slices merged in
-// order into stats[M + j]; then whether the line is heavy: whether the certificate would
-// likely fail its products. An element's bound is about K 2^-T (rho_i + rho_j) S_ij / 2 for
-// S_ij = sum_k |a_ik||b_kj| ~ ||a_i||_1 ||b_j||_1 / K, rho = ||x||_2 / ||x||_1 (from 1/sqrt(K)
-// for even magnitudes to 1 for one dominant element); a line is heavy when its own term alone
-// takes half the budget. heavy[0] and heavy[1] count the heavy rows and columns, which
-// sgemm_ozaki_int8_decide reads.
+// The prediction, one thread a sampled line (the sampled rows, then the sampled columns): a
+// column's slices merged in order into stats[M + j]; then whether the line is heavy: whether the
+// certificate would likely fail its products. An element's bound is about K 2^-T (rho_i + rho_j)
+// S_ij / 2 for S_ij = sum_k |a_ik||b_kj| ~ ||a_i||_1 ||b_j||_1 / K, rho = ||x||_2 / ||x||_1 (from
+// 1/sqrt(K) for even magnitudes to 1 for one dominant element); a line is heavy when its own term
+// alone takes half the budget. heavy[0] and heavy[1] count the heavy sampled rows and columns,
+// which sgemm_ozaki_int8_decide reads.
 __global__ void sgemm_ozaki_int8_predict(int M, int N, int K, const Stats* partial, Stats* stats,
                                          double T, double budget, int* heavy) {
-  const int line = blockIdx.x * blockDim.x + threadIdx.x;
-  if (line >= M + N) return;
-  Stats x = Stats::none();
-  if (line < M) {
-    x = stats[line];
-  } else {
-    const int j = line - M, slices = (K + kSliceRows - 1) / kSliceRows;
-    for (int z = 0; z < slices; ++z) x.merge(partial[z * static_cast<long long>(N) + j]);
-    stats[line] = x;
-  }
+  const int t = blockIdx.x * blockDim.x + threadIdx.x, rows = sample_count(M);
+  if (t >= rows + sample_count(N)) return;
+  const Stats x = t < rows ? stats[sampled_line(t, M)]
+                           : merge_column(N, K, partial, sampled_line(t - rows, N), stats + M);
   const double rho = x.magnitude > 0 ? sqrt(x.squares) / x.magnitude : 0;
-  if (x.nonFinite || K * exp2(-T) * rho > 0.5 * budget) atomicAdd(&heavy[line < M ? 0 : 1], 1);
+  if (x.nonFinite || K * exp2(-T) * rho > 0.5 * budget) atomicAdd(&heavy[t < rows ? 0 : 1], 1);
 }
 
 // ---- The decisions, on the device.
@@ -152,10 +146,10 @@ constexpr double kSlowPathMost = 0.5;
 constexpr int kSlowPathMinK = 16;
 
 // The heavy lines' estimate of the shares of rows and of columns the slow path would take (a
-// heavy column puts a failure in every row, a heavy row one in every column).
+// heavy column puts a failure in every row, a heavy row one in every column), from the sample.
 __device__ __forceinline__ double2 heavy_shares(int M, int N, const Plan* plan) {
-  return {plan->heavy[1] ? 1.0 : static_cast<double>(plan->heavy[0]) / M,
-          plan->heavy[0] ? 1.0 : static_cast<double>(plan->heavy[1]) / N};
+  return {plan->heavy[1] ? 1.0 : static_cast<double>(plan->heavy[0]) / sample_count(M),
+          plan->heavy[0] ? 1.0 : static_cast<double>(plan->heavy[1]) / sample_count(N)};
 }
 // Whether the heavy lines alone send the problem to rung 15: then the sample, which can only
 // raise the shares, need not run (its kernels return at once; the decision is the same).
@@ -165,13 +159,7 @@ __device__ __forceinline__ bool heavy_decides(int M, int N, const Plan* plan) {
 }
 
 // The prediction's sample: the certificate itself, exactly as the bound plane's epilogue
-// computes it, on kSampleLines rows and columns (all of them where there are fewer): groups of
-// 32 adjacent lines spread evenly, so that a warp reads 32 adjacent columns of B.
-constexpr int kSampleLines = 256, kSampleGroups = kSampleLines / 32;
-__host__ __device__ inline int sample_count(int n) { return n < kSampleLines ? n : kSampleLines; }
-__device__ inline int sampled_line(int t, int n) {
-  return n <= kSampleLines ? t : t / 32 * (n / kSampleGroups) + t % 32;  // n / 8 >= 32
-}
+// computes it, on the sampled rows and columns (sampled_line, ozaki_statistics.cuh).
 // The sample's workspace: the sampled rows' Lines, then what is zeroed before each launch (the
 // products G [rows][columns], the failure marks, the columns' tallies).
 struct Sample {
@@ -355,12 +343,11 @@ cudaError_t queue_prediction(const Gemm& g, Stats* partial, Stats* stats, double
                              uint8_t* rowBytes, int Kq, uint32_t* columnWords, const Sample& sample,
                              Plan* plan, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
-  const size_t mn = static_cast<size_t>(M) + N;
   const int sampledRows = sample_count(M), sampledColumns = sample_count(N);
   const dim3 columnBlock(kColumnTile, 8);
   auto launched = [] { return cudaGetLastError(); };
   cudaError_t err;
-  sgemm_ozaki_int8_predict<<<static_cast<unsigned>((mn + 255) / 256), 256, 0, stream>>>(
+  sgemm_ozaki_int8_predict<<<(sampledRows + sampledColumns + 255) / 256, 256, 0, stream>>>(
       M, N, K, partial, stats, T, budget, plan->heavy);
   if ((err = launched()) != cudaSuccess) return err;
 #ifdef SGEMM_PLANT_SPAN_RULE

@@ -155,13 +155,34 @@ __device__ Tally block_tally(Tally t, Tally* shared) {
 
 // ---- The statistics' kernels: the first pass over the rows of A and the columns of B.
 
+// The prediction's sample: kSampleLines rows and columns (all of them where there are fewer),
+// groups of 32 adjacent lines spread evenly, so that a warp reads 32 adjacent columns of B.
+// Their statistics come first (Lines::sampled), and the prediction reads only them; every
+// line's (Lines::all) follow for the integer path alone, gated by plan->integer.
+constexpr int kSampleLines = 256, kSampleGroups = kSampleLines / 32;
+__host__ __device__ inline int sample_count(int n) { return n < kSampleLines ? n : kSampleLines; }
+__host__ __device__ inline int sampled_line(int t, int n) {
+  return n <= kSampleLines ? t : t / 32 * (n / kSampleGroups) + t % 32;  // n / 8 >= 32
+}
+enum class Lines { sampled, all };
+// The t-th line of `lines` among n, and how many there are.
+__device__ __forceinline__ int line_of(Lines lines, int t, int n) {
+  return lines == Lines::sampled ? sampled_line(t, n) : t;
+}
+__host__ __device__ inline int count_of(Lines lines, int n) {
+  return lines == Lines::sampled ? sample_count(n) : n;
+}
+
 // The rows of A (M x K, leading dimension lda, any alignment), first pass: one block a row
 // sums its statistics into stats[i].
 constexpr int kRowThreads = 256;
 __global__ void __launch_bounds__(kRowThreads)
-    sgemm_ozaki_int8_row_stats(int M, int K, const float* A, long long lda, Stats* stats) {
+    sgemm_ozaki_int8_row_stats(int M, int K, const float* A, long long lda, Stats* stats,
+                               Lines lines, const Plan* plan) {
   __shared__ Stats partial[kRowThreads / 32];
-  for (int i = blockIdx.x; i < M; i += gridDim.x) {
+  if (lines == Lines::all && !plan->integer) return;
+  for (int t = blockIdx.x; t < count_of(lines, M); t += gridDim.x) {
+    const int i = line_of(lines, t, M);
     const float* a = A + i * lda;
     Stats mine = Stats::none();
     for (int k = 4 * threadIdx.x; k < K; k += 4 * kRowThreads)
@@ -179,32 +200,57 @@ __global__ void __launch_bounds__(kRowThreads)
 constexpr int kColumnTile = 32;
 constexpr int kSliceRows = 512;
 __global__ void __launch_bounds__(kColumnTile * 8)
-    sgemm_ozaki_int8_column_stats(int K, int N, const float* B, long long ldb, Stats* partial) {
+    sgemm_ozaki_int8_column_stats(int K, int N, const float* B, long long ldb, Stats* partial,
+                                  Lines lines, const Plan* plan) {
   __shared__ Stats rows[8][kColumnTile];
-  const int j = blockIdx.x * kColumnTile + threadIdx.x;
+  if (lines == Lines::all && !plan->integer) return;
+  const int t = blockIdx.x * kColumnTile + threadIdx.x;
+  const bool counted = t < count_of(lines, N);
+  const int j = counted ? line_of(lines, t, N) : 0;
   const int end = min(K, (blockIdx.y + 1) * kSliceRows);
   Stats mine = Stats::none();
-  if (j < N)
+  if (counted)
     for (int k = blockIdx.y * kSliceRows + threadIdx.y; k < end; k += 8) mine.add(B[k * ldb + j]);
   rows[threadIdx.y][threadIdx.x] = mine;
   __syncthreads();
-  if (threadIdx.y == 0 && j < N) {
+  if (threadIdx.y == 0 && counted) {
     for (int y = 1; y < 8; ++y) mine.merge(rows[y][threadIdx.x]);
     partial[blockIdx.y * static_cast<long long>(N) + j] = mine;
   }
 }
 
-// The statistics' kernels, queued first: the rows' (one block a row) and the columns' (a block
-// 32 columns and kSliceRows of K, partial sums merged by sgemm_ozaki_int8_predict).
-cudaError_t queue_statistics(const Gemm& g, Stats* stats, Stats* partial, cudaStream_t stream) {
-  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
+// Column j's slices merged in order into stats[j] (the columns' Stats, after the rows').
+__device__ __forceinline__ Stats merge_column(int N, int K, const Stats* partial, int j,
+                                              Stats* stats) {
+  Stats x = Stats::none();
   const int slices = (K + kSliceRows - 1) / kSliceRows;
-  const unsigned columnTiles = (N + kColumnTile - 1) / kColumnTile;
-  sgemm_ozaki_int8_row_stats<<<std::min(M, 65535 * 8), kRowThreads, 0, stream>>>(M, K, A, lda,
-                                                                                 stats);
+  for (int z = 0; z < slices; ++z) x.merge(partial[z * static_cast<long long>(N) + j]);
+  stats[j] = x;
+  return x;
+}
+// Every column's slices merged, for the integer path (the prediction merged the sampled ones).
+__global__ void sgemm_ozaki_int8_column_merge(int N, int K, const Stats* partial, Stats* stats,
+                                              const Plan* plan) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < N && plan->integer) merge_column(N, K, partial, j, stats);
+}
+
+// The statistics' kernels: the rows' (one block a row) and the columns' (a block 32 columns and
+// kSliceRows of K), of the sampled lines (their slices merged by sgemm_ozaki_int8_predict) or
+// of all of them (merged by sgemm_ozaki_int8_column_merge); `all` is gated by plan->integer.
+cudaError_t queue_statistics(const Gemm& g, Lines lines, Stats* stats, Stats* partial,
+                             const Plan* plan, cudaStream_t stream) {
+  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
+  const int slices = (K + kSliceRows - 1) / kSliceRows, rows = count_of(lines, M);
+  const unsigned columnTiles = (count_of(lines, N) + kColumnTile - 1) / kColumnTile;
+  sgemm_ozaki_int8_row_stats<<<std::min(rows, 65535 * 8), kRowThreads, 0, stream>>>(
+      M, K, A, lda, stats, lines, plan);
   cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return err;
   sgemm_ozaki_int8_column_stats<<<dim3(columnTiles, slices), dim3(kColumnTile, 8), 0, stream>>>(
-      K, N, B, ldb, partial);
+      K, N, B, ldb, partial, lines, plan);
+  if ((err = cudaGetLastError()) != cudaSuccess || lines == Lines::sampled) return err;
+  sgemm_ozaki_int8_column_merge<<<(N + 255) / 256, 256, 0, stream>>>(N, K, partial, stats + M,
+                                                                     plan);
   return cudaGetLastError();
 }

@@ -18,12 +18,14 @@ SHAPE = 8192  # M = N = K of the sizes printed
 # The launcher's steps in the order the picture expects them: (how the launcher's body names
 # the step, title, what it writes: Layout's fields in {braces}, Plan's fields as plan.x).
 STEPS = [
-    (r"queue_statistics\(", "statistics of every row of A and column of B",
-     "{stats}: the rows' Σx², Σ|x|, exponent range, Inf or NaN; {partial}: the columns', "
-     "by slices of K"),
-    (r"queue_prediction\(", "prediction: heavy lines, the certificate on a sample",
+    (r"queue_statistics\(g, Lines::sampled", "statistics of the sampled rows and columns",
+     "{stats}: the sampled rows' Σx², Σ|x|, exponent range, Inf or NaN; {partial}: the "
+     "sampled columns', by slices of K"),
+    (r"queue_prediction\(", "prediction: heavy sampled lines, the certificate on the sample",
      "{sampleRows}, {sampleColumns}: sampled lines' bytes; {G}, {rowFails}, {columnFails}; "
      "plan.heavy, plan.integer, plan.wholePath"),
+    (r"queue_statistics\(g, Lines::all", "statistics of every row of A and column of B",
+     "{stats}: every line's; {partial}: the columns', by slices of K"),
     (r"sgemm_ozaki_int8_rows<<<", "rows' pass: scales, residues, magnitude bytes of A",
      "{a}: count + 1 planes of A [M][Kp], residues mod p_l then magnitude bytes; {lines}: "
      "the rows'"),
@@ -97,11 +99,13 @@ class Rung16:
     def function(self, name):  # a host function's body, in any of rung 16's files
         return self.find_in(r"cudaError_t " + name + r"\(.*?\n}", f"function {name}").group(0)
 
-    def gate(self, kernel):  # the Plan fields of its `if (... !plan->x ...) return;`
+    def gate(self, kernel, sampled=False):  # the Plan fields of `if (... !plan->x ...) return;`
         head = r"__global__[^;{]*?\b" + kernel + r"\(.*?\n}"
         text = self.find_in(head, f"kernel {kernel}").group(0)
-        return sorted(set(re.findall(r"!plan->(\w+)", " ".join(
-            re.findall(r"if \(([^;]*)\) return;", text)))))
+        tests = re.findall(r"if \(([^;]*)\) return;", text)
+        if sampled:  # the statistics of the sampled lines: a gate that names Lines::all is open
+            tests = [t for t in tests if "Lines::all" not in t]
+        return sorted(set(re.findall(r"!plan->(\w+)", " ".join(tests))))
 
     def launches(self, text, depth=1):
         """The kernels a piece of host code launches, in order: the rung's own by name, rung
@@ -124,14 +128,17 @@ class Rung16:
             at += m.end()
             line = self.launcher[at - len(m.group(0)):].split(";", 1)[0]
             if regex.startswith("queue_"):
-                kernels = self.launches(self.function(regex[:-2]))
+                text = self.function(re.match(r"queue_\w+", regex).group(0))
+                if "Lines::sampled" in regex:  # what it launches before it returns for them
+                    text = text.split("lines == Lines::sampled) return", 1)[0]
+                kernels = self.launches(text)
             elif regex.startswith("multiply"):
                 args = re.match(r"multiply<([^>]*)>", line).group(1)
                 kernels = [f"sgemm_ozaki_int8<{args}>"]
             else:
                 kernels = self.launches(line)
             gates = sorted({g for k in kernels if k.startswith("sgemm_ozaki_int8")
-                            for g in self.gate(k.split("<")[0])})
+                            for g in self.gate(k.split("<")[0], "Lines::sampled" in regex)})
             self.gate(kernels[0].split("<")[0])  # sets self.where: the file of the first
             home = self.where
             for name in set(re.findall(r"\{(\w+)\}|plan\.(\w+)", writes)):
