@@ -45,46 +45,26 @@ set(_docs_tests docs.diffs_in_step docs.measured_tables docs.tables_script
     docs.best_predictions_h200 docs.best_predictions_h100
     docs.template docs.numbers docs.comment_share docs.checks_script docs.pictures
     docs.pictures_planted docs.parents)
-find_package(Python3 3.8 COMPONENTS Interpreter)
-if(Python3_Interpreter_FOUND)
-  add_test(NAME docs.diffs_in_step
-    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/docs-diffs --check)
-  add_test(NAME docs.measured_tables
-    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/docs-tables --check)
-  add_test(NAME docs.precision_tables
-    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/precision-table --check)
-  add_test(NAME docs.inputs_tables
-    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/inputs-table --check)
-  add_test(NAME docs.facts
-    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/docs-facts --check)
-  add_test(NAME docs.tables_script
-    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/docs_tables_test.py)
-  foreach(gpu IN ITEMS h200 h100)  # doc 18's block of each GPU's table
-    add_test(NAME docs.best_predictions_${gpu}
-      COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/autotune --best --predictions
-              --check --results results/${gpu} --build $<TARGET_FILE_DIR:sgemm_best_rates>)
-  endforeach()
-  foreach(check IN ITEMS template numbers)
-    add_test(NAME docs.${check}
-      COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/docs-lint ${check})
-  endforeach()
-  add_test(NAME docs.comment_share
-    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/docs-lint comments)
-  add_test(NAME docs.checks_script
-    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/docs_checks_test.py)
-  add_test(NAME docs.install_line
-    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/readme_install_test.py)
-  add_test(NAME docs.pictures
-    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/pictures --check)
-  add_test(NAME docs.pictures_planted
-    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/pictures_test.py)
-  add_test(NAME docs.parents
-    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/ladder_parents_test.py)
-else()  # fail rather than vanish: CI must run these
-  foreach(name IN LISTS _docs_tests)
-    add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -E echo
-             "FAILED: the docs tests need python3 (3.8 or newer), which cmake did not find")
-    set_tests_properties(${name} PROPERTIES FAIL_REGULAR_EXPRESSION "FAILED")
-  endforeach()
-endif()
+set(_docs "the docs tests")
+set(_scripts ${PROJECT_SOURCE_DIR}/scripts)
+sgemm_python_test(docs.diffs_in_step "${_docs}" ${_scripts}/docs-diffs --check)
+sgemm_python_test(docs.measured_tables "${_docs}" ${_scripts}/docs-tables --check)
+sgemm_python_test(docs.precision_tables "${_docs}" ${_scripts}/precision-table --check)
+sgemm_python_test(docs.inputs_tables "${_docs}" ${_scripts}/inputs-table --check)
+sgemm_python_test(docs.facts "${_docs}" ${_scripts}/docs-facts --check)
+sgemm_python_test(docs.tables_script "${_docs}" ${CMAKE_CURRENT_SOURCE_DIR}/docs_tables_test.py)
+foreach(gpu IN ITEMS h200 h100)  # doc 18's block of each GPU's table
+  sgemm_python_test(docs.best_predictions_${gpu} "${_docs}" ${_scripts}/autotune --best
+                    --predictions --check --results results/${gpu}
+                    --build $<TARGET_FILE_DIR:sgemm_best_rates>)
+endforeach()
+foreach(check IN ITEMS template numbers)
+  sgemm_python_test(docs.${check} "${_docs}" ${_scripts}/docs-lint ${check})
+endforeach()
+sgemm_python_test(docs.comment_share "${_docs}" ${_scripts}/docs-lint comments)
+sgemm_python_test(docs.checks_script "${_docs}" ${CMAKE_CURRENT_SOURCE_DIR}/docs_checks_test.py)
+sgemm_python_test(docs.install_line "${_docs}" ${CMAKE_CURRENT_SOURCE_DIR}/readme_install_test.py)
+sgemm_python_test(docs.pictures "${_docs}" ${_scripts}/pictures --check)
+sgemm_python_test(docs.pictures_planted "${_docs}" ${CMAKE_CURRENT_SOURCE_DIR}/pictures_test.py)
+sgemm_python_test(docs.parents "${_docs}" ${CMAKE_CURRENT_SOURCE_DIR}/ladder_parents_test.py)
 set_tests_properties(${_docs_tests} PROPERTIES LABELS "cpu;docs" TIMEOUT 60)

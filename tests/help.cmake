@@ -3,7 +3,6 @@
 # flag it does not know with exit 2 and one line (tests/help_test.py), without a GPU, network
 # or install. The programs are collected when the top-level CMakeLists.txt is done, so that
 # each one defined after tests/ is read is included too.
-find_package(Python3 3.8 COMPONENTS Interpreter)
 function(sgemm_help_test python)
   set(programs "")
   set(dirs ${PROJECT_SOURCE_DIR})

@@ -54,15 +54,9 @@ set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${_label_file})
 # The README's counts of tests by label (<!-- tests:NAME --> markers), from ctest's own list of
 # this build (scripts/test-counts --check): a build that lacks some tests (GoogleTest, Google
 # Benchmark, clang-format or sm_90a missing) counts otherwise and reports the test as skipped.
-find_package(Python3 3.8 COMPONENTS Interpreter)
+sgemm_python_test(docs.test_counts "the test counts" ${PROJECT_SOURCE_DIR}/scripts/test-counts
+                  --check --build ${PROJECT_BINARY_DIR} --ctest ${CMAKE_CTEST_COMMAND})
 if(Python3_Interpreter_FOUND)
-  add_test(NAME docs.test_counts
-           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/test-counts --check
-                   --build ${PROJECT_BINARY_DIR} --ctest ${CMAKE_CTEST_COMMAND})
   set_tests_properties(docs.test_counts PROPERTIES SKIP_REGULAR_EXPRESSION "SGEMM-SKIPPED")
-else()  # fail rather than vanish: CI must run it
-  add_test(NAME docs.test_counts COMMAND ${CMAKE_COMMAND} -E echo
-           "FAILED: the test counts need python3 (3.8 or newer), which cmake did not find")
-  set_tests_properties(docs.test_counts PROPERTIES FAIL_REGULAR_EXPRESSION "FAILED")
 endif()
 set_tests_properties(docs.test_counts PROPERTIES LABELS "cpu;docs" TIMEOUT 120)

@@ -8,24 +8,14 @@
 #    SKIP_RETURN_CODE);
 #  - bench.*: sgemm_bench's flags and messages (CPU), and a short sweep (GPU);
 #  - best_rates.*: sgemm_best_rates --predict per GPU, and its --gpu usage errors (CPU).
-find_package(Python3 3.8 COMPONENTS Interpreter)
-if(Python3_Interpreter_FOUND)
-  add_test(NAME results.readme_table
-    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/results-table --check)
-  add_test(NAME results.committed_plots
-    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/plot --check)
-  add_test(NAME results.scripts
-    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/results_scripts_test.py)
-  add_test(NAME results.plot
-    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/results_scripts_test.py --pictures)
-  set_tests_properties(results.plot PROPERTIES SKIP_RETURN_CODE 77)
-else()  # fail rather than vanish: CI must run these
-  foreach(name readme_table committed_plots scripts plot)
-    add_test(NAME results.${name} COMMAND ${CMAKE_COMMAND} -E echo
-             "FAILED: the results tests need python3 (3.8 or newer), which cmake did not find")
-    set_tests_properties(results.${name} PROPERTIES FAIL_REGULAR_EXPRESSION "FAILED")
-  endforeach()
-endif()
+set(_results "the results tests")
+sgemm_python_test(results.readme_table "${_results}" ${PROJECT_SOURCE_DIR}/scripts/results-table
+                  --check)
+sgemm_python_test(results.committed_plots "${_results}" ${PROJECT_SOURCE_DIR}/scripts/plot --check)
+sgemm_python_test(results.scripts "${_results}" ${CMAKE_CURRENT_SOURCE_DIR}/results_scripts_test.py)
+sgemm_python_test(results.plot "${_results}" ${CMAKE_CURRENT_SOURCE_DIR}/results_scripts_test.py
+                  --pictures)
+set_tests_properties(results.plot PROPERTIES SKIP_RETURN_CODE 77)
 set_tests_properties(results.readme_table results.committed_plots results.scripts results.plot
                      PROPERTIES LABELS cpu TIMEOUT 120)
 

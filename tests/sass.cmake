@@ -4,7 +4,6 @@
 # every rung from 4 on is also checked for local memory (spills). Without cuobjdump the tests
 # fail and say so (cmake/cuobjdump.cmake finds or fetches it).
 #   ctest --test-dir build -L sass --output-on-failure
-find_package(Python3 3.8 COMPONENTS Interpreter)
 set(_sass_expect ${CMAKE_CURRENT_SOURCE_DIR}/sass_expectations.json)
 set(_sass_tool "${SGEMM_CUOBJDUMP}")
 if(NOT _sass_tool)
@@ -13,27 +12,17 @@ endif()
 
 foreach(_number _stem IN ZIP_LISTS SGEMM_RUNG_NUMBERS SGEMM_RUNG_STEMS)  # cmake/ladder.cmake
   set(_test sass.${_stem})
-  if(Python3_Interpreter_FOUND)
-    add_test(NAME ${_test}
-      COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/sass ${_number}
-              --binary $<TARGET_FILE:sgemm> --cuobjdump ${_sass_tool} --expect ${_sass_expect})
-  else()
-    add_test(NAME ${_test} COMMAND ${CMAKE_COMMAND} -E echo
-             "FAILED: the SASS tests need python3 (3.8 or newer), which cmake did not find")
-    set_tests_properties(${_test} PROPERTIES FAIL_REGULAR_EXPRESSION "FAILED")
-  endif()
+  sgemm_python_test(${_test} "the SASS tests" ${PROJECT_SOURCE_DIR}/scripts/sass ${_number}
+                    --binary $<TARGET_FILE:sgemm> --cuobjdump ${_sass_tool}
+                    --expect ${_sass_expect})
   set_tests_properties(${_test} PROPERTIES LABELS "cpu;sass" TIMEOUT 120)
 endforeach()
 
 # The parsers behind scripts/sass, scripts/profile and scripts/docs-diffs, on fixtures
 # (tests/data): cuobjdump -sass and -res-usage text, an ncu CSV export, doc markers.
-if(Python3_Interpreter_FOUND)
-  add_test(NAME scripts.parsers
-           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/scripts_test.py)
-  set_tests_properties(scripts.parsers PROPERTIES LABELS cpu TIMEOUT 60)
-  # The sgemm command lines of scripts/sanitize and scripts/profile parse (exit 3 without a GPU).
-  add_test(NAME scripts.commands
-           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/script_commands_test.py
-                   --binary $<TARGET_FILE:sgemm>)
-  set_tests_properties(scripts.commands PROPERTIES LABELS cpu TIMEOUT 120)
-endif()
+sgemm_python_test(scripts.parsers "the scripts' tests" ${CMAKE_CURRENT_SOURCE_DIR}/scripts_test.py)
+set_tests_properties(scripts.parsers PROPERTIES LABELS cpu TIMEOUT 60)
+# The sgemm command lines of scripts/sanitize and scripts/profile parse (exit 3 without a GPU).
+sgemm_python_test(scripts.commands "the scripts' tests"
+                  ${CMAKE_CURRENT_SOURCE_DIR}/script_commands_test.py --binary $<TARGET_FILE:sgemm>)
+set_tests_properties(scripts.commands PROPERTIES LABELS cpu TIMEOUT 120)
