@@ -16,7 +16,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 CODE = (".h", ".cuh", ".cu", ".cpp", ".inc")
-GENERATED = {"kernels/ladder.inc", "kernels/18_best_table_h200.inc", "kernels/18_best_table_h100.inc"}
+GENERATED = {"kernels/ladder.inc", "kernels/18_best_table_h200.inc",
+             "kernels/18_best_table_h100.inc"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 RUNG = re.compile(r"^RUNG\(\s*\d+\s*,\s*([a-z0-9_]+)\s*,", re.M)
 

@@ -55,7 +55,8 @@ def check_rule(rule, instances, where_text, labels):
     for k in chosen:
         name = labels[id(k)]
         if where == "main_loop" and not k["main_loop"]:
-            results.append((False, f"{name}: no main loop (no loop with FFMA, HMMA, HGMMA or IGMMA) -- {why}"))
+            results.append((False, f"{name}: no main loop (no loop with FFMA, HMMA, HGMMA or "
+                                   f"IGMMA) -- {why}"))
             continue
         failed = []
         shown = []
@@ -102,7 +103,8 @@ def check(kernels, expectations_path, wanted, binary, out=sys.stdout):
         instances = [k for k in kernels if k["rung"] == r.number]
         tag = f"rung {r.number:2d}"
         if not instances and r.dispatches:
-            results.append((True, tag, f"no kernel of its own: {r.kernel} runs other rungs' kernels"))
+            results.append((True, tag,
+                            f"no kernel of its own: {r.kernel} runs other rungs' kernels"))
             continue
         if not instances:
             results.append((False, tag, f"no kernel sgemm::{r.name}::{r.function} in {binary}; "

@@ -175,7 +175,8 @@ def swizzle(root):
         "swizzle is the address's own.",
         "", f"A box of A_hi is {c['BM']} rows: {c['BM'] // group} such groups, "
         f"{c['kBoxBytesA']} bytes; A_lo, Bt_hi, Bt_lo the same."], size=12)
-    s.caption([f"Schematic of one {group * span}-byte group of {group} rows; colours follow the chunk (its k), "
+    s.caption([f"Schematic of one {group * span}-byte group of {group} rows; colours follow "
+               "the chunk (its k), "
                "not the position."])
     return s
 

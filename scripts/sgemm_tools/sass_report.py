@@ -33,7 +33,8 @@ def print_tables(kernels, binary):
     short = {"instructions": "instr"}
     heads = [short.get(c, c) for c in columns]
     print(f"SASS of {binary} ({', '.join(sorted(archs))})\n")
-    print("Main loop: the loop holding the most FFMA, HMMA, HGMMA and IGMMA; one pass through its body")
+    print("Main loop: the loop holding the most FFMA, HMMA, HGMMA and IGMMA; "
+          "one pass through its body")
     rows = []
     for k in kernels:
         lp = k["main_loop"]
