@@ -208,8 +208,9 @@ __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
   __shared__ LineBound bounds[kBound ? BM + BN : 1];
 
   const int2 origin = tile_origin(static_cast<int>(blockIdx.x), M, N, BM, BN, groupRows);
-  const int blockRow = origin.x, blockCol = origin.y;  // (lambdas below capture them)
-  const int kTiles = (K + BK - 1) / BK;
+  const int blockRow = origin.x, blockCol = origin.y;   // (lambdas below capture them)
+  const int kStep = kBound && plan->halfBound ? 2 : 1;  // the bound plane: maybe half the k-tiles
+  const int kTiles = (K + kStep * BK - 1) / (kStep * BK);  // k-tiles read, kStep BK apart
   const int first = kBound ? count : 0, planes = kBound ? 1 : count;  // planes first, first + 1..
 
   if (threadIdx.x == 0) {
@@ -224,7 +225,7 @@ __global__ void __launch_bounds__(Tile<BN, STAGES>::kThreads, 1)
     release_registers<T::Registers::kProducerRegs>();
     if (threadIdx.x == 128 * T::kConsumers)
       produce<STAGES>(empty, 0, planes * kTiles, 1, [&](int s, int buf) {
-        const int modulus = first + s / kTiles, kt = s % kTiles;
+        const int modulus = first + s / kTiles, kt = s % kTiles * kStep;
         uint8_t* stage = ring + buf * T::kStageBytes;
         mbar_arrive_expect_tx(&full[buf], T::kStageBytes);
         tma_load_2d(stage, &tmA, kt * BK, modulus * M + blockRow, &full[buf]);

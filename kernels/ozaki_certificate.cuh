@@ -24,6 +24,8 @@
 // from the Lines alone. FP32's bound is relative to S_ij = sum_k |a_ik| |b_kj|; the bound
 // plane gives a lower bound from the magnitude bytes q = min(127, floor(|x| 2^e)) <= |x| 2^e:
 //   L_ij = 2^-(e_i + f_j) G_ij <= S_ij,   G = the INT8 product of the bytes, exact.
+// (G over every other k-tile of 128 is a lower bound too, at half the bound plane's cost: where
+// the sample certifies every pair with kHalfBoundMargin to spare, the plane sums only those.)
 // An element is certified when E_ij <= budget L_ij (budget: docs/16), its lines hold no Inf
 // or NaN, and |alpha| ||a_i|| ||b_j|| (>= |alpha c_ij|) stays far from FP32's overflow, near
 // which SGEMM's own sums round otherwise. Every other element, and with it its
@@ -132,6 +134,12 @@ __global__ void sgemm_ozaki_int8_predict(int M, int N, int K, const Stats* parti
 }
 
 // ---- The decisions, on the device.
+
+// The bound plane sums half of K's tiles (plan->halfBound) only where K holds at least this many
+// k-tiles of 128, and where every sampled pair passes the certificate with G / kHalfBoundMargin:
+// half of G, and a factor 2 for how unevenly the products spread over the k-tiles.
+constexpr int kHalfBoundMinK = 2048;
+constexpr int kHalfBoundMargin = 4;
 
 // The slow path takes the problem whole when its rows or columns would cover more than this
 // share of C: rung 15 on all of it then costs less than the integer path plus the rest.
@@ -270,7 +278,7 @@ __global__ void __launch_bounds__(kSampleLines)
 // and tallies, as sgemm_ozaki_int8_columns builds them); marks the rows and columns that fail.
 __global__ void sgemm_ozaki_int8_sample_verdict(int M, int N, int K, const Stats* columnStats,
                                                 double T, double budget, float alpha, Sample sample,
-                                                const Plan* plan) {
+                                                Plan* plan) {
   const int rows = sample_count(M), columns = sample_count(N);
   const int p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= rows * columns || heavy_decides(M, N, plan)) return;
@@ -279,8 +287,10 @@ __global__ void sgemm_ozaki_int8_sample_verdict(int M, int N, int K, const Stats
   const Line c{static_cast<double>(sample.columnIntegers[t]), sqrt(column.squares), column.scale(T),
                column.magnitude_exponent(K),
                column.flags() | (sample.columnInexact[t] ? kInexact : 0)};
-  if (uncertified(line_bound(sample.rowLines[i], K, budget, fabs(double(alpha))),
-                  line_bound(c, K, 1.0, 1.0), sample.G[p])) {
+  const LineBound a = line_bound(sample.rowLines[i], K, budget, fabs(double(alpha)));
+  const LineBound b = line_bound(c, K, 1.0, 1.0);
+  if (uncertified(a, b, sample.G[p] / kHalfBoundMargin)) plan->narrow = 1;
+  if (uncertified(a, b, sample.G[p])) {
     sample.rowFails[i] = 1;
     sample.columnFails[t] = 1;
   }
@@ -292,7 +302,9 @@ __global__ void sgemm_ozaki_int8_sample_verdict(int M, int N, int K, const Stats
 // row whose sampled columns hold a failure with probability q holds one among all N with about
 // 1 - (1 - q)^(N / sampled columns)). The larger of each; rung 15 where both pass
 // kSlowPathShare. (Where the heavy lines decide, the sample did not run: its marks are zeros.)
-__global__ void sgemm_ozaki_int8_decide(int M, int N, int sampledRows, int sampledColumns,
+// And the bound plane's depth: half of K's tiles where no line is heavy and no sampled pair
+// narrow (plan->narrow: certified by less than kHalfBoundMargin).
+__global__ void sgemm_ozaki_int8_decide(int M, int N, int K, int sampledRows, int sampledColumns,
                                         Sample sample, bool predict, Plan* plan) {
   int rowMarks = 0, columnMarks = 0;  // the warp sums the marks; lane 0 decides
   for (int i = threadIdx.x; i < sampledRows; i += 32) rowMarks += sample.rowFails[i];
@@ -311,6 +323,12 @@ __global__ void sgemm_ozaki_int8_decide(int M, int N, int sampledRows, int sampl
   }
   const bool whole = predict && fmin(rows, columns) > kSlowPathShare;
   plan->integer = !whole;
+#ifdef SGEMM_FORCE_HALF_BOUND  // tests/planted_kernels.cu: half of K's tiles on every input
+  plan->halfBound = K >= kHalfBoundMinK;
+#else
+  plan->halfBound =
+      predict && K >= kHalfBoundMinK && !plan->narrow && !plan->heavy[0] && !plan->heavy[1];
+#endif
   if (whole) plan->wholePath[0] = M, plan->wholePath[1] = N;
 }
 
@@ -376,7 +394,7 @@ cudaError_t queue_prediction(const Gemm& g, Stats* partial, Stats* stats, double
     if ((err = launched()) != cudaSuccess) return err;
   }
   sgemm_ozaki_int8_decide<<<1, 32, 0, stream>>>(
-      M, N, predict ? sampledRows : 0, predict ? sampledColumns : 0, sample, predict, plan);
+      M, N, K, predict ? sampledRows : 0, predict ? sampledColumns : 0, sample, predict, plan);
   if ((err = launched()) != cudaSuccess) return err;
   if (predict &&
       (err = every_shape_3xtf32::launch_limited(g, plan->wholePath, stream)) != cudaSuccess)

@@ -95,6 +95,8 @@ struct Plan {
   int sampled[2];   // sampled rows, columns holding an uncertified sampled element
   int integer;      // the integer path runs: its kernels' gate
   int reconstruct;  // the reconstruction writes C
+  int narrow;       // a sampled pair certified with less than kHalfBoundMargin to spare
+  int halfBound;    // the bound plane sums every other k-tile (sgemm_ozaki_int8_decide)
   // rung 15's limits (kernels/15: launch_limited), rows then columns: the whole problem as the
   // prediction decides, the flagged rows of C gathered, the flagged columns gathered, or the
   // whole problem after the certificate (more flagged than the slow path's buffers hold)

@@ -30,6 +30,9 @@ runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream);
 namespace sgemm::ozaki_int8_span_rule {
 runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream);
 }
+namespace sgemm::ozaki_int8_half_bound {
+runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream);
+}
 
 namespace sgemm::testing {
 namespace {
@@ -150,6 +153,29 @@ TEST_F(PlantedSpanRule, FailsTheInputsChecks) {
     }
     EXPECT_GT(failures, 0) << "the planted rule passed every shape";
   }
+}
+
+// Rung 16 with its bound plane over every other k-tile on every input, not only where its sample
+// leaves room (planted_kernels.cu): a sum over part of K of non-negative products is still a
+// lower bound of sum_k |a_ik||b_kj|, so whatever it certifies is within the bound, and what it
+// no longer certifies goes to the slow path. It passes the inputs checks, at K = 2048 and up
+// (an odd number of k-tiles too), in every family of inputs.
+class ForcedHalfBound : public GpuTest {};
+
+TEST_F(ForcedHalfBound, StaysWithinTheBoundOnEveryInput) {
+  SGEMM_SKIP_UNSUPPORTED_RUNG(16);
+  const Kernel half =
+      launched(&error_of<&ozaki_int8_half_bound::launch>, "ozaki_int8, half the bound plane");
+  uint64_t seed = 1;
+  for (const Inputs& inputs : hard_inputs())
+    for (const Shape& shape : {Shape{256, 192, 4096}, Shape{300, 500, 2049}}) {
+      Problem p{shape};
+      p.inputs = inputs;
+      SCOPED_TRACE(p.str());
+      const CheckReport report =
+          harness_->check(half, p, CheckMode::random, seed++, "half bound", Precision::fp32);
+      EXPECT_TRUE(report.pass()) << report.summary();
+    }
 }
 
 }  // namespace
