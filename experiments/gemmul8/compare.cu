@@ -1,18 +1,24 @@
-// Rung 16 beside GEMMul8 (RIKEN-RCCS/GEMMul8, the reference implementation of the Ozaki scheme
-// II on INT8 tensor cores): cuBLAS SGEMM, rungs 15 and 16, and GEMMul8's SGEMM emulation with 7
-// moduli in its accurate and its fast mode, timed in turn on the same inputs
-// (Harness::time_in_turn) for every size and input distribution, then each one's error against
-// the FP64 product at 2048^3. GEMMul8 is not part of the project: its header and static library
-// live in the git-ignored .gemmul8/ (GEMMul8 @ 71296f99, its GEMMul8/src/gemmul8.cu built with
-// nvcc 13.0 -std=c++20 -O3 -diag-suppress 177 -Xcompiler -fPIC -gencode arch=compute_90,code=sm_90
-// --compress-mode=size, as its Makefile for GPU_ARCH=90). Built from the repository root, against
-// the project's build-gpu/:
-//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Ilibrary -Irunner -I.gemmul8/include \
-//        experiments/gemmul8/compare.cu build-gpu/libsgemm_harness.a build-gpu/libsgemm_ladder.a \
-//        .gemmul8/lib/libgemmul8.a -lcublas -lcublasLt -ldl -o .gemmul8/compare
-//   .gemmul8/compare [--json PATH] [--accuracy-size N] [sizes...]   (default 4096 8192)
-// GEMMul8 synchronizes the stream between its phases (it times them on the host), so its event
-// timings include those gaps: that is the library as shipped.
+// Rung 16 beside GEMMul8 3.0.5 (UCHINO-Yuki/GEMMul8, the reference implementation of the Ozaki
+// scheme II on INT8 tensor cores): cuBLAS SGEMM, rungs 15 and 16, and GEMMul8's SGEMM emulation
+// (gemmul8::gemm<float, Backend::INT8>) with 7 moduli in its accurate and its fast mode, timed in
+// turn on the same inputs (Harness::time_in_turn) for every size and input distribution, then each
+// one's error against the FP64 product at 2048^3. GEMMul8 is not part of the project: its headers
+// and static library live in the git-ignored .gemmul8-305/ (GEMMul8 3.0.5 @ f9b626b3; only the
+// objects that gemm<float> on INT8 and workSize need: gemm_i8_s_s_s, worksize_real_i8, the
+// float/INT8/full-matrix instantiations of oz2's fast and accurate scaling, scaling_rowwise,
+// extract, mod_hi2mid and undo_scaling, and block_size_trsm, each built as its Makefile does for
+// GPU_ARCH=90 with nvcc 13.0 -std=c++20 -O3 -diag-suppress 177 -Iinclude -Isrc -DGPU_ARCH=90
+// -Xcompiler -fPIC -gencode arch=compute_90,code=sm_90, plus --compress-mode=size; the commands
+// are in .gemmul8-305/BUILD.txt). Built from the repository root, against the project's build-gpu/:
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Ilibrary -Irunner \
+//        -I.gemmul8-305/include experiments/gemmul8/compare.cu build-gpu/libsgemm_harness.a \
+//        build-gpu/libsgemm_ladder.a .gemmul8-305/lib/libgemmul8.a -lcublas -lcublasLt -ldl \
+//        -o .gemmul8-305/compare
+//   .gemmul8-305/compare [--json PATH] [--accuracy-size N] [sizes...]   (default 4096 8192)
+// GEMMul8 records CUDA events between its phases and waits on the last one before it returns (it
+// reports the phases' times), so every call ends in a host synchronization and its event timings
+// include the launch gap after it: that is the library as shipped. (Until 2026-11-25 the
+// committed data came from GEMMul8 v2.0.14, RIKEN-RCCS/GEMMul8 @ 71296f99.)
 #include <cublas_v2.h>
 
 #include <cstdio>
@@ -31,10 +37,14 @@ using namespace sgemm;
 
 constexpr unsigned kModuli = 7;
 
-// GEMMul8's own cuBLAS handle (it points the handle's workspace into its buffer) and its
-// workspace, grown on demand and shared by both modes (one stream, calls in sequence).
+// GEMMul8's own cuBLAS handle, the 32 MiB cuBLAS workspace that GEMMul8 asks its cuBLAS-handle
+// callers to give that handle (cublasSetStream resets it to the default pool, so it is set again
+// after every cublasSetStream), and GEMMul8's workspace, grown on demand and shared by both modes
+// (one stream, calls in sequence).
 struct Gemmul8State {
+  static constexpr size_t kCublasWorkBytes = size_t(32) << 20;
   cublasHandle_t handle = nullptr;
+  void* cublas_work = nullptr;
   void* work = nullptr;
   size_t bytes = 0;
   Gemmul8State() {
@@ -42,6 +52,7 @@ struct Gemmul8State {
   }
   ~Gemmul8State() {
     cudaFree(work);
+    cudaFree(cublas_work);
     cublasDestroy(handle);
   }
 };
@@ -52,7 +63,8 @@ struct Gemmul8State {
 Kernel gemmul8_kernel(std::shared_ptr<Gemmul8State> st, bool fast) {
   return [st, fast](const Gemm& g, cudaStream_t stream) {
     if (g.K > (1 << 17)) throw Error("GEMMul8 takes K <= 2^17");
-    const size_t need = gemmul8::workSize(g.N, g.M, g.K, kModuli);
+    const size_t need =
+        gemmul8::workSize<gemmul8::Backend::INT8>(g.N, g.M, g.K, static_cast<int>(kModuli));
     if (need > st->bytes) {
       CUDA_CHECK(cudaDeviceSynchronize());
       CUDA_CHECK(cudaFree(st->work));
@@ -60,10 +72,14 @@ Kernel gemmul8_kernel(std::shared_ptr<Gemmul8State> st, bool fast) {
       CUDA_CHECK(cudaMalloc(&st->work, need));
       st->bytes = need;
     }
-    if (cublasSetStream(st->handle, stream) != CUBLAS_STATUS_SUCCESS)
-      throw Error("cublasSetStream failed");
-    gemmul8::gemm<float>(st->handle, CUBLAS_OP_N, CUBLAS_OP_N, g.N, g.M, g.K, &g.alpha, g.B, g.ldb,
-                         g.A, g.lda, &g.beta, g.C, g.ldc, kModuli, fast, st->work);
+    if (!st->cublas_work) CUDA_CHECK(cudaMalloc(&st->cublas_work, Gemmul8State::kCublasWorkBytes));
+    if (cublasSetStream(st->handle, stream) != CUBLAS_STATUS_SUCCESS ||
+        cublasSetWorkspace(st->handle, st->cublas_work, Gemmul8State::kCublasWorkBytes) !=
+            CUBLAS_STATUS_SUCCESS)
+      throw Error("cublasSetStream/cublasSetWorkspace failed");
+    gemmul8::gemm<float, gemmul8::Backend::INT8>(
+        st->handle, CUBLAS_OP_N, CUBLAS_OP_N, g.N, g.M, g.K, &g.alpha, g.B, g.ldb, g.A, g.lda,
+        &g.beta, g.C, g.ldc, static_cast<int>(kModuli), fast, st->work);
     CUDA_CHECK(cudaGetLastError());
   };
 }

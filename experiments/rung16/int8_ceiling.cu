@@ -13,12 +13,12 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(x)                                                                     \
-  do {                                                                               \
-    if (auto e = (x); e != 0) {                                                      \
-      std::fprintf(stderr, "%s failed (%d) at line %d\n", #x, int(e), __LINE__);     \
-      std::exit(1);                                                                  \
-    }                                                                                \
+#define CHECK(x)                                                                 \
+  do {                                                                           \
+    if (auto e = (x); e != 0) {                                                  \
+      std::fprintf(stderr, "%s failed (%d) at line %d\n", #x, int(e), __LINE__); \
+      std::exit(1);                                                              \
+    }                                                                            \
   } while (0)
 
 int main(int argc, char** argv) {
