@@ -5,7 +5,9 @@
 # that is about 43 bytes a clock an SM, 9.9 TB/s over 132 SMs at 1.755 GHz, above what L2
 # serves. If so, a cluster of two blocks that share A's tile through TMA multicast (or B's, or
 # both in 2 x 2) cuts L2's reads by a quarter (a half), the lever for issue 37's geometric
-# mean. One GPU call: Nsight Compute's throughput sections on the GEMM kernels of rungs 14 and
+# mean. Against it: at 8192^3 rung 15's 117 TFLOP/s of FP32 work are 351 TFLOP/s of TF32
+# products, where cuBLAS TF32 itself runs 340-410 at the power cap, so the gain may be small
+# unless the shorter trips save power too. One GPU call: Nsight Compute's throughput sections on the GEMM kernels of rungs 14 and
 # 15 at 4096^3 and 8192^3 (L2 and DRAM throughput, the tensor pipe's share, stall reasons).
 #   experiments/rung15/l2_bound.sh
 source "$(dirname "$0")/../session_common.sh"
