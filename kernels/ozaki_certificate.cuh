@@ -135,8 +135,8 @@ __global__ void sgemm_ozaki_int8_predict(int M, int N, int K, const Stats* parti
 
 // ---- The decisions, on the device.
 
-// The bound plane sums half of K's tiles (plan->halfBound) only where K holds at least this many
-// k-tiles of 128, and where every sampled pair passes the certificate with G / kHalfBoundMargin:
+// The bound plane sums half of K's tiles (plan->halfBound) only where K is at least this (16
+// k-tiles of 128), and where every sampled pair passes the certificate with G / kHalfBoundMargin:
 // half of G, and a factor 2 for how unevenly the products spread over the k-tiles.
 constexpr int kHalfBoundMinK = 2048;
 constexpr int kHalfBoundMargin = 4;
