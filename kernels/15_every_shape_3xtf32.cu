@@ -51,8 +51,8 @@ using namespace pipeline;
 // BN: columns of C per block (one m64nBNk8 wgmma); BK: depth of one stage (16 or 32 floats:
 // one 64- or 128-byte swizzle span per row); STAGES: buffers of the ring; PROMOTE: stages per
 // chunk of K that the tensor cores sum before the chunk is added to FP32 accumulators in
-// registers.
-template <int BN, int BK, int STAGES, int PROMOTE>
+// registers. kSplitsA: a stage holds A itself, which the consumers split (no A_hi, A_lo boxes).
+template <int BN, int BK, int STAGES, int PROMOTE, bool kSplitsA = false>
 struct Tile {
   static constexpr int kConsumers = 2;                     // consumer warpgroups
   static constexpr int WGM = 64;                           // rows of C per consumer warpgroup
@@ -62,8 +62,9 @@ struct Tile {
   static constexpr int kSpan = BK * 4;                     // bytes of a box's row: the swizzle span
   static constexpr int kBoxBytesA = BM * BK * 4;           // A_hi's box (A_lo's the same)
   static constexpr int kBoxBytesB = BN * BK * 4;           // Bt_hi's box (Bt_lo's the same)
-  static constexpr int kStageBytes = 2 * (kBoxBytesA + kBoxBytesB);  // what `full` waits for
-  static constexpr int kSharedBytes = STAGES * kStageBytes + 1024;   // + room to align to 1024
+  static constexpr int kBoxesA = kSplitsA ? 1 : 2;         // A, or A_hi and A_lo
+  static constexpr int kStageBytes = kBoxesA * kBoxBytesA + 2 * kBoxBytesB;  // what `full` waits for
+  static constexpr int kSharedBytes = STAGES * kStageBytes + 1024;  // + room to align to 1024
   static constexpr int kAccumulators = BN / 2;  // per thread (m64 x BN over 128 threads)
   static_assert(BK == 16 || BK == 32, "a box row is one 64- or 128-byte swizzle span");
   static_assert(BN == 128, "the wgmma shape hopper.cuh wraps: m64n128k8");
@@ -94,8 +95,8 @@ struct Tile {
 //    (x, z) multiplies tile x over [z * kSlice, min(K, (z + 1) * kSlice)) into its own shared
 //    memory, and each finishes 1/slices of the tile's rows, adding the slices' sums in rank order
 //    through distributed shared memory (as rung 17): one launch, bitwise the same every run.
-template <int BN, int BK, int STAGES, int PROMOTE, bool kSlices>
-__global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE>::kThreads, 1)
+template <int BN, int BK, int STAGES, int PROMOTE, bool kSlices, bool kSplitsA>
+__global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThreads, 1)
     sgemm_every_shape_3xtf32(int M, int N, int K, float alpha,
                              const __grid_constant__ CUtensorMap tmAhi,
                              const __grid_constant__ CUtensorMap tmAlo,
@@ -106,9 +107,10 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE>::kThreads, 1)
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
   __trap();  // compiled out (SGEMM_NO_SM90A): the launcher never starts this kernel
 #else
-  using T = Tile<BN, BK, STAGES, PROMOTE>;
+  using T = Tile<BN, BK, STAGES, PROMOTE, kSplitsA>;
   constexpr int BM = T::BM;
-  // The ring, aligned to 1024 bytes: stage s holds [A_hi | A_lo | Bt_hi | Bt_lo], each box
+  // The ring, aligned to 1024 bytes: stage s holds [A_hi | A_lo | Bt_hi | Bt_lo] (kSplitsA:
+  // [A | Bt_hi | Bt_lo]), each box
   // [rows][BK] as TMA writes it (rows kSpan bytes apart, 16-byte chunks swizzled).
   extern __shared__ uint8_t raw[];
   uint8_t* ring = raw + (1024 - smem_addr(raw) % 1024) % 1024;
@@ -148,10 +150,11 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE>::kThreads, 1)
         const int k0 = kBegin + i % kTiles * BK;
         uint8_t* stage = ring + buf * T::kStageBytes;
         mbar_arrive_expect_tx(&full[buf], T::kStageBytes);
+        uint8_t* b = stage + T::kBoxesA * T::kBoxBytesA;
         tma_load_2d(stage, &tmAhi, k0, origin.x, &full[buf]);
-        tma_load_2d(stage + T::kBoxBytesA, &tmAlo, k0, origin.x, &full[buf]);
-        tma_load_2d(stage + 2 * T::kBoxBytesA, &tmBhi, k0, origin.y, &full[buf]);
-        tma_load_2d(stage + 2 * T::kBoxBytesA + T::kBoxBytesB, &tmBlo, k0, origin.y, &full[buf]);
+        if (!kSplitsA) tma_load_2d(stage + T::kBoxBytesA, &tmAlo, k0, origin.x, &full[buf]);
+        tma_load_2d(b, &tmBhi, k0, origin.y, &full[buf]);
+        tma_load_2d(b + T::kBoxBytesB, &tmBlo, k0, origin.y, &full[buf]);
       });
     if (kSlices) cluster_sync_shared(), cluster_sync_relaxed();  // the consumers' two
     return;
@@ -181,9 +184,12 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE>::kThreads, 1)
   auto issue_stage = [&](int accumulate) {
     at.wait();  // this buffer's four boxes have landed
     const uint8_t* stage = ring + at.buf * T::kStageBytes;
-    const uint8_t* a = stage + wg * T::WGM * T::kSpan;  // this warpgroup's rows of A_hi
-    mma_stage<BN, BK, T::kSpan>(acc, a, a + T::kBoxBytesA, stage + 2 * T::kBoxBytesA,
-                                stage + 2 * T::kBoxBytesA + T::kBoxBytesB, accumulate);
+    const uint8_t* a = stage + wg * T::WGM * T::kSpan;  // this warpgroup's rows of A_hi (or A)
+    const uint8_t* b = stage + T::kBoxesA * T::kBoxBytesA;
+    if constexpr (kSplitsA)
+      mma_stage_split_a<BN, BK, T::kSpan>(acc, a, b, b + T::kBoxBytesB, accumulate);
+    else
+      mma_stage<BN, BK, T::kSpan>(acc, a, a + T::kBoxBytesA, b, b + T::kBoxBytesB, accumulate);
     fence_accumulators(acc);
   };
 
@@ -462,20 +468,29 @@ cudaError_t run_fused(const Gemm& g, int slices, cudaStream_t stream, const int*
 // Rung 14's path, with slices of K: split into the workspace (one launch), multiply (the slices
 // meet in the cluster, not in the workspace); the workspace goes back to the pool after the
 // kernels. Where the workspace cannot hold the split operands, the fused kernel runs, which needs
-// none.
+// none. Where A's rows are 16-byte aligned, TMA reads A itself and the main kernel splits it in
+// registers: the pre-pass only flags A's rows, and A's bytes cross memory once instead of three
+// times (read, hi and lo written, both read again).
 template <int BN, int BK, int STAGES, int PROMOTE>
 cudaError_t run_prepass(const Gemm& g, int want, int sms, cudaStream_t stream, const int* limits,
                         int groupRows = 8) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
   const Slicing cut(K, std::min(want, kMostRanks), BK);
-  runtime::Workspace<float> W(split_floats(M, N, K), stream);
+  const bool splitA = !aligned16(A, lda);  // else the main kernel splits A
+  runtime::Workspace<float> W(split_floats(M, N, K, splitA), stream);
   if (W.error() == cudaErrorMemoryAllocation) return run_fused(g, 1, stream, limits);
   if (W.error() != cudaSuccess) return W.error();
-  const Split s = split_layout(W.get(), M, N, K);
+  const Split s = split_layout(W.get(), M, N, K, splitA);
   const cudaError_t err = split_operands_together(g, s, stream, limits);
   if (err != cudaSuccess) return err;
-  return multiply<BN, BK, STAGES, PROMOTE>(M, N, K, alpha, s, A, lda, B, ldb, beta, C, ldc, stream,
-                                           groupRows, cut.slices, cut.kSlice, sms, limits);
+  auto start = [&](auto stages, auto splitsA) {  // (a lambda cannot capture structured bindings)
+    return multiply<BN, BK, decltype(stages)::value, PROMOTE, decltype(splitsA)::value>(
+        g.M, g.N, g.K, g.alpha, s, g.A, g.lda, g.B, g.ldb, g.beta, g.C, g.ldc, stream, groupRows,
+        cut.slices, cut.kSlice, sms, limits);
+  };
+  //                              a ring of 3 x 64 KiB, or of 4 x 48 KiB
+  return splitA ? start(std::integral_constant<int, STAGES>{}, std::false_type{})
+                : start(std::integral_constant<int, STAGES + 1>{}, std::true_type{});
 }
 
 // The fused kernel over slices of K: one launch for one slice; with several, the slices' sums

@@ -124,19 +124,20 @@ inline cudaError_t split_operands_together(const Gemm& g, const Split& s, cudaSt
 // ---- The main kernel's launch.
 
 // The main kernel on split operands: with one slice, at most one block per SM, each walking
-// several tiles; with several, one cluster of `slices` blocks per tile.
-template <int BN, int BK, int STAGES, int PROMOTE>
+// several tiles; with several, one cluster of `slices` blocks per tile. Where s holds no planes
+// of A, the kernel reads A (16-byte aligned rows) and splits it.
+template <int BN, int BK, int STAGES, int PROMOTE, bool kSplitsA>
 cudaError_t multiply(int M, int N, int K, float alpha, const Split& s, const float* A, int lda,
                      const float* B, int ldb, float beta, float* C, int ldc, cudaStream_t stream,
                      int groupRows, int slices, int kSlice, int sms, const int* limits) {
-  using T = Tile<BN, BK, STAGES, PROMOTE>;
-  constexpr auto one = sgemm_every_shape_3xtf32<BN, BK, STAGES, PROMOTE, false>;
-  constexpr auto sliced = sgemm_every_shape_3xtf32<BN, BK, STAGES, PROMOTE, true>;
+  using T = Tile<BN, BK, STAGES, PROMOTE, kSplitsA>;
+  constexpr auto one = sgemm_every_shape_3xtf32<BN, BK, STAGES, PROMOTE, false, kSplitsA>;
+  constexpr auto sliced = sgemm_every_shape_3xtf32<BN, BK, STAGES, PROMOTE, true, kSplitsA>;
   const auto kernel = slices > 1 ? sliced : one;
   SplitMaps maps;
   cudaError_t err = slices > 1 ? runtime::allow_shared_bytes<sliced>(T::kSharedBytes)
                                : runtime::allow_shared_bytes<one>(T::kSharedBytes);
-  if (err == cudaSuccess) err = split_maps<T::BM, BN, BK>(&maps, s, M, N, K);
+  if (err == cudaSuccess) err = split_maps<T::BM, BN, BK>(&maps, s, M, N, K, A, lda);
   if (err != cudaSuccess) return err;
   const long long tiles = static_cast<long long>((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN);
   if (tiles > 0x7fffffff || slices < 1 || slices > kMostRanks) return cudaErrorInvalidValue;

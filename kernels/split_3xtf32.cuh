@@ -71,7 +71,8 @@ __device__ float fp32_dot(const float* A, int lda, const float* B, int ldb, int 
 
 // A (rows x cols, leading dimension ld, any alignment) -> hi, lo (leading dimension ldp), same
 // orientation: K stays contiguous; guard[r] = 1 where row r holds an input needs_guard names
-// (guard is zeroed before; every writer writes the same 1, once a thread per row). Each thread
+// (guard is zeroed before; every writer writes the same 1, once a thread per row). hi == null:
+// the flags alone (rung 15 splits A in the main kernel). Each thread
 // splits 4 elements 256 apart (4 loads in flight; 8 moved no more bytes a second); a warp reads
 // and writes 128 contiguous bytes.
 constexpr int kSplitThreads = 256;
@@ -95,7 +96,7 @@ __device__ __forceinline__ void split_rows_block(int bx, int by, int gx, int gy,
       for (int i = 0; i < kSplitPerThread; ++i) {
         const int c = c0 + i * kSplitThreads;
         if (c >= cols) continue;
-        split(v[i], &hi[r * ldp + c], &lo[r * ldp + c]);
+        if (hi) split(v[i], &hi[r * ldp + c], &lo[r * ldp + c]);
         flagged |= needs_guard(v[i]);
       }
     }
@@ -267,6 +268,47 @@ __device__ __forceinline__ void mma_stage(float (&acc)[BN / 2], const uint8_t* a
   wgmma_commit();
 }
 
+// The same stage with A split here: aPlane holds this warpgroup's 64 rows of FP32 A as TMA
+// wrote them (128-byte rows, 16-byte chunks swizzled: chunk q of row r at q ^ r % 8). Each
+// thread loads its fragment's 4 elements per k8 step, splits them as the pre-pass would, and
+// hands hi and lo to wgmma in registers: the products are those of mma_stage, bit for bit.
+// wgmma reads its A registers until its group completes, and the loop writes the same registers
+// each stage: so this warpgroup's last group is drained first (the other warpgroup's wgmmas keep
+// the tensor cores busy meanwhile).
+template <int BN, int BK, int kSpan>
+__device__ __forceinline__ void mma_stage_split_a(float (&acc)[BN / 2], const uint8_t* aPlane,
+                                                  const uint8_t* bHiPlane, const uint8_t* bLoPlane,
+                                                  int accumulate) {
+  static_assert(kSpan == 128 && BK == 32 && BN == 128, "128-byte rows of A; m64n128k8");
+  const uint64_t bHi = make_descriptor<kSpan>(bHiPlane), bLo = make_descriptor<kSpan>(bLoPlane);
+  const int lane = threadIdx.x % 32, row = threadIdx.x / 32 % 4 * 16 + lane / 4;
+  const unsigned base = smem_addr(aPlane);
+  uint32_t hi[BK / 8][4], lo[BK / 8][4];  // [k8 step][a0..a3 of the wgmma fragment]
+  wgmma_wait<0>();
+#pragma unroll
+  for (int kk = 0; kk < BK / 8; ++kk)
+#pragma unroll
+    for (int v = 0; v < 4; ++v) {
+      const int r = row + 8 * (v % 2), k = 8 * kk + lane % 4 + 4 * (v / 2);
+      const float x = load_shared(base + r * kSpan + ((k / 4 ^ r % 8) * 16) + k % 4 * 4);
+      float h, l;
+      split(x, &h, &l);
+      hi[kk][v] = __float_as_uint(h), lo[kk][v] = __float_as_uint(l);
+    }
+  fence_accumulators(acc);
+  wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < BK / 8; ++kk) {
+    const uint64_t step = kk * 32 >> 4;  // k = 8kk: 32 bytes into each row, in 16-byte units
+    if constexpr (kSmallProducts) {
+      WgmmaTf32RegsN128::mma(acc, lo[kk], bHi + step, kk == 0 ? accumulate : 1);
+      WgmmaTf32RegsN128::mma(acc, hi[kk], bLo + step, 1);
+    }
+    WgmmaTf32RegsN128::mma(acc, hi[kk], bHi + step, kSmallProducts || kk > 0 ? 1 : accumulate);
+  }
+  wgmma_commit();
+}
+
 // ---- The workspace of the pre-pass path.
 
 // The workspace: the split operands A_hi, A_lo (M x Kp) and Bt_hi, Bt_lo (N x Kp), K
@@ -279,13 +321,17 @@ struct Split {
   int Kp;
 };
 inline int padded_depth(int K) { return (K + 3) / 4 * 4; }
-inline size_t split_floats(int M, int N, int K) {  // a flag takes a float's 4 bytes
-  return (static_cast<size_t>(M) + N) * (2 * static_cast<size_t>(padded_depth(K)) + 1);
+// splitA = false (rung 15, where A's rows are 16-byte aligned): no planes of A (A_hi = A_lo =
+// null); the main kernel reads A itself and splits it.
+inline size_t split_floats(int M, int N, int K, bool splitA = true) {  // a flag: a float's bytes
+  return (static_cast<size_t>(splitA ? M : 0) + N) * 2 * padded_depth(K) + M + N;
 }
-inline Split split_layout(float* W, int M, int N, int K) {
+inline Split split_layout(float* W, int M, int N, int K, bool splitA = true) {
   const int Kp = padded_depth(K);
-  const size_t a = static_cast<size_t>(M) * Kp, b = static_cast<size_t>(N) * Kp;
-  return {W, W + a, W + 2 * a, W + 2 * a + b, reinterpret_cast<int*>(W + 2 * a + 2 * b), Kp};
+  const size_t a = splitA ? static_cast<size_t>(M) * Kp : 0, b = static_cast<size_t>(N) * Kp;
+  float* A = splitA ? W : nullptr;
+  return {A, A ? A + a : nullptr, W + 2 * a, W + 2 * a + b, reinterpret_cast<int*>(W + 2 * a + 2 * b),
+          Kp};
 }
 
 // The tensor maps the main kernel reads the split operands through: A's planes in boxes of BM
@@ -293,18 +339,23 @@ inline Split split_layout(float* W, int M, int N, int K) {
 struct SplitMaps {
   CUtensorMap Ahi, Alo, Bhi, Blo;  // built per call (pointers and sizes change)
 };
+// Where s has no planes of A, Ahi and Alo both map the caller's A (rows lda floats apart).
 template <int BM, int BN, int BK>
-cudaError_t split_maps(SplitMaps* maps, const Split& s, int M, int N, int K) {
+cudaError_t split_maps(SplitMaps* maps, const Split& s, int M, int N, int K,
+                       const float* A = nullptr, int lda = 0) {
   constexpr CUtensorMapSwizzle kSwizzle =
       BK == 32 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B;
   constexpr CUtensorMapDataType kFloat = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   cudaError_t err = cudaSuccess;
-  for (auto [map, plane, rows, box] : {std::tuple{&maps->Ahi, s.Ahi, M, BM},
-                                       {&maps->Alo, s.Alo, M, BM},
-                                       {&maps->Bhi, s.Bhi, N, BN},
-                                       {&maps->Blo, s.Blo, N, BN}})
+  const float* aHi = s.Ahi ? s.Ahi : A;
+  const float* aLo = s.Ahi ? s.Alo : A;
+  const int ldA = s.Ahi ? s.Kp : lda;
+  for (auto [map, plane, rows, ld, box] : {std::tuple{&maps->Ahi, aHi, M, ldA, BM},
+                                           {&maps->Alo, aLo, M, ldA, BM},
+                                           {&maps->Bhi, s.Bhi, N, s.Kp, BN},
+                                           {&maps->Blo, s.Blo, N, s.Kp, BN}})
     if (err == cudaSuccess)
-      err = runtime::make_tensor_map(map, plane, kFloat, rows, K, s.Kp, box, BK, kSwizzle);
+      err = runtime::make_tensor_map(map, plane, kFloat, rows, K, ld, box, BK, kSwizzle);
   return err;
 }
 

@@ -6,11 +6,13 @@
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Ilibrary -Irunner -I<baseline>/kernels \
 //        experiments/timing/before_after.cu <build>/libsgemm_harness.a \
 //        <build>/libsgemm_ladder.a -lcublas -ldl -o before_after && ./before_after 4096 8192
+// Arguments: sizes n (n^3) or shapes MxNxK; --rung R keeps one rung of the four.
 // (not -Ikernels: the kernel files' names are the same in both trees, and the first found wins;
 // the baseline's launchers take the problem as one Gemm, as the library's do)
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "harness.h"
@@ -42,33 +44,56 @@ using namespace sgemm;
 
 struct Pair {
   int rung;
-  cudaError_t (*before)(const Gemm&, cudaStream_t);
+  LaunchFunction before;
 };
+
+// A baseline launcher whatever it returns: cudaError_t, or runtime::LaunchAnswer (its error).
+template <typename F>
+LaunchFunction error_of(F launch) {
+  return [launch](const Gemm& g, cudaStream_t s) {
+    const auto answer = launch(g, s);
+    if constexpr (std::is_same_v<decltype(answer), const cudaError_t>) return answer;
+    else return answer.error();
+  };
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<int> sizes;
-  for (int i = 1; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
-  if (sizes.empty()) sizes = {4096, 8192};
+  std::vector<Shape> shapes;
+  int only = 0;  // --rung R: that rung alone
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--rung" && i + 1 < argc) {
+      only = std::atoi(argv[++i]);
+    } else {
+      int m = 0, n = 0, k = 0;
+      if (std::sscanf(a.c_str(), "%dx%dx%d", &m, &n, &k) != 3) m = n = k = std::atoi(a.c_str());
+      shapes.push_back({m, n, k});
+    }
+  }
+  if (shapes.empty()) shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}};
   Harness h(0);
   std::printf("GPU: %s\n", describe(h.gpu()).c_str());
-  const std::vector<Pair> pairs = {{10, &tma_specialized_before::launch},
-                                   {11, &every_shape_before::launch},
-                                   {14, &wgmma_3xtf32_before::launch},
-                                   {15, &every_shape_3xtf32_before::launch}};
-  std::printf("%-6s %-16s %10s %10s %10s %9s %9s %12s\n", "size", "rung", "reference", "before",
-              "after", "% before", "% after", "after/before");
-  for (int n : sizes)
+  const std::vector<Pair> pairs = {{10, error_of(&tma_specialized_before::launch)},
+                                   {11, error_of(&every_shape_before::launch)},
+                                   {14, error_of(&wgmma_3xtf32_before::launch)},
+                                   {15, error_of(&every_shape_3xtf32_before::launch)}};
+  std::printf("%-18s %-16s %10s %10s %10s %9s %9s %12s\n", "shape", "rung", "reference",
+              "before", "after", "% before", "% after", "after/before");
+  for (const Shape& shape : shapes)
     for (const Pair& p : pairs) {
-      const Problem problem{{n, n, n}};
+      if (only && p.rung != only) continue;
+      const Problem problem{shape};
       const std::vector<Timing> t =
           h.time_in_turn({h.kernel(reference_for(find_rung(p.rung)->precision)),
                           launched(p.before, "before"),
                           h.kernel(p.rung)},
                          problem, TimingOptions{});
       auto tflops = [&](const Timing& x) { return x.gflops(problem) / 1e3; };
-      std::printf("%-6d %-16s %10.1f %10.1f %10.1f %9.1f %9.1f %12.4f\n", n,
+      const std::string name = std::to_string(shape.M) + "x" + std::to_string(shape.N) + "x" +
+                               std::to_string(shape.K);
+      std::printf("%-18s %-16s %10.1f %10.1f %10.1f %9.1f %9.1f %12.4f\n", name.c_str(),
                   find_rung(p.rung)->name, tflops(t[0]), tflops(t[1]), tflops(t[2]),
                   100 * t[0].median_ms / t[1].median_ms, 100 * t[0].median_ms / t[2].median_ms,
                   t[1].median_ms / t[2].median_ms);
