@@ -272,9 +272,10 @@ __device__ __forceinline__ void mma_stage(float (&acc)[BN / 2], const uint8_t* a
 // wrote them (128-byte rows, 16-byte chunks swizzled: chunk q of row r at q ^ r % 8). Each
 // thread loads its fragment's 4 elements per k8 step, splits them as the pre-pass would, and
 // hands hi and lo to wgmma in registers: the products are those of mma_stage, bit for bit.
-// wgmma reads its A registers until its group completes, and the loop writes the same registers
-// each stage: so this warpgroup's last group is drained first (the other warpgroup's wgmmas keep
-// the tensor cores busy meanwhile).
+// wgmma reads its A registers until its group completes. So the stage is two groups of two k8
+// steps, each half with registers of its own: before a half's registers are written again,
+// wait_group 1 retires the group that read them last (the last stage's same half), while the
+// group issued just before keeps the tensor cores busy.
 template <int BN, int BK, int kSpan>
 __device__ __forceinline__ void mma_stage_split_a(float (&acc)[BN / 2], const uint8_t* aPlane,
                                                   const uint8_t* bHiPlane, const uint8_t* bLoPlane,
@@ -283,30 +284,35 @@ __device__ __forceinline__ void mma_stage_split_a(float (&acc)[BN / 2], const ui
   const uint64_t bHi = make_descriptor<kSpan>(bHiPlane), bLo = make_descriptor<kSpan>(bLoPlane);
   const int lane = threadIdx.x % 32, row = threadIdx.x / 32 % 4 * 16 + lane / 4;
   const unsigned base = smem_addr(aPlane);
-  uint32_t hi[BK / 8][4], lo[BK / 8][4];  // [k8 step][a0..a3 of the wgmma fragment]
-  wgmma_wait<0>();
+  uint32_t hi[2][2][4], lo[2][2][4];  // [half][its k8 step][a0..a3 of the wgmma fragment]
 #pragma unroll
-  for (int kk = 0; kk < BK / 8; ++kk)
+  for (int half = 0; half < 2; ++half) {
+    wgmma_wait<1>();
 #pragma unroll
-    for (int v = 0; v < 4; ++v) {
-      const int r = row + 8 * (v % 2), k = 8 * kk + lane % 4 + 4 * (v / 2);
-      const float x = load_shared(base + r * kSpan + ((k / 4 ^ r % 8) * 16) + k % 4 * 4);
-      float h, l;
-      split(x, &h, &l);
-      hi[kk][v] = __float_as_uint(h), lo[kk][v] = __float_as_uint(l);
+    for (int step = 0; step < 2; ++step)
+#pragma unroll
+      for (int v = 0; v < 4; ++v) {
+        const int r = row + 8 * (v % 2), k = 16 * half + 8 * step + lane % 4 + 4 * (v / 2);
+        const float x = load_shared(base + r * kSpan + ((k / 4 ^ r % 8) * 16) + k % 4 * 4);
+        float h, l;
+        split(x, &h, &l);
+        hi[half][step][v] = __float_as_uint(h), lo[half][step][v] = __float_as_uint(l);
+      }
+    fence_accumulators(acc);
+    wgmma_fence();
+#pragma unroll
+    for (int step = 0; step < 2; ++step) {
+      const int kk = 2 * half + step;
+      const uint64_t at = kk * 32 >> 4;  // k = 8kk: 32 bytes into each row, in 16-byte units
+      if constexpr (kSmallProducts) {
+        WgmmaTf32RegsN128::mma(acc, lo[half][step], bHi + at, kk == 0 ? accumulate : 1);
+        WgmmaTf32RegsN128::mma(acc, hi[half][step], bLo + at, 1);
+      }
+      WgmmaTf32RegsN128::mma(acc, hi[half][step], bHi + at,
+                             kSmallProducts || kk > 0 ? 1 : accumulate);
     }
-  fence_accumulators(acc);
-  wgmma_fence();
-#pragma unroll
-  for (int kk = 0; kk < BK / 8; ++kk) {
-    const uint64_t step = kk * 32 >> 4;  // k = 8kk: 32 bytes into each row, in 16-byte units
-    if constexpr (kSmallProducts) {
-      WgmmaTf32RegsN128::mma(acc, lo[kk], bHi + step, kk == 0 ? accumulate : 1);
-      WgmmaTf32RegsN128::mma(acc, hi[kk], bLo + step, 1);
-    }
-    WgmmaTf32RegsN128::mma(acc, hi[kk], bHi + step, kSmallProducts || kk > 0 ? 1 : accumulate);
+    wgmma_commit();
   }
-  wgmma_commit();
 }
 
 // ---- The workspace of the pre-pass path.
