@@ -63,7 +63,7 @@ struct Tile {
   static constexpr int kBoxBytesA = BM * BK * 4;           // A_hi's box (A_lo's the same)
   static constexpr int kBoxBytesB = BN * BK * 4;           // Bt_hi's box (Bt_lo's the same)
   static constexpr int kBoxesA = kSplitsA ? 1 : 2;         // A, or A_hi and A_lo
-  static constexpr int kStageBytes = kBoxesA * kBoxBytesA + 2 * kBoxBytesB;  // what `full` waits for
+  static constexpr int kStageBytes = kBoxesA * kBoxBytesA + 2 * kBoxBytesB;  // `full` waits for
   static constexpr int kSharedBytes = STAGES * kStageBytes + 1024;  // + room to align to 1024
   static constexpr int kAccumulators = BN / 2;  // per thread (m64 x BN over 128 threads)
   static_assert(BK == 16 || BK == 32, "a box row is one 64- or 128-byte swizzle span");
@@ -468,15 +468,18 @@ cudaError_t run_fused(const Gemm& g, int slices, cudaStream_t stream, const int*
 // Rung 14's path, with slices of K: split into the workspace (one launch), multiply (the slices
 // meet in the cluster, not in the workspace); the workspace goes back to the pool after the
 // kernels. Where the workspace cannot hold the split operands, the fused kernel runs, which needs
-// none. Where A's rows are 16-byte aligned, TMA reads A itself and the main kernel splits it in
-// registers: the pre-pass only flags A's rows, and A's bytes cross memory once instead of three
-// times (read, hi and lo written, both read again).
+// none. Where C has few columns and A's rows are 16-byte aligned, TMA reads A itself and the
+// main kernel splits it in registers: the pre-pass only flags A's rows, and A crosses memory
+// once instead of three times (read; hi and lo written; both read again). Each tile column splits
+// A again, and the split costs the main kernel about 12% (H100): it pays up to N = 512
+// (4096 x 256 x 4096 +21%, 16384 x 512 x 4096 +5%; 1024 x 1024 x 65536 -4%).
+constexpr int kSplitAMaxN = 512;
 template <int BN, int BK, int STAGES, int PROMOTE>
 cudaError_t run_prepass(const Gemm& g, int want, int sms, cudaStream_t stream, const int* limits,
                         int groupRows = 8) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
   const Slicing cut(K, std::min(want, kMostRanks), BK);
-  const bool splitA = !aligned16(A, lda);  // else the main kernel splits A
+  const bool splitA = N > kSplitAMaxN || !aligned16(A, lda);  // else the main kernel splits A
   runtime::Workspace<float> W(split_floats(M, N, K, splitA), stream);
   if (W.error() == cudaErrorMemoryAllocation) return run_fused(g, 1, stream, limits);
   if (W.error() != cudaSuccess) return W.error();

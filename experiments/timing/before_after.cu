@@ -3,8 +3,8 @@
 // against the library's, with the cuBLAS of each rung's class beside them, timed in turn in
 // blocks on the same inputs (Harness::time_in_turn). The ratio after / before is what a change
 // did to a rung's speed; the percentages of cuBLAS show the session's clocks.
-//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Ilibrary -Irunner -I<baseline>/kernels \
-//        experiments/timing/before_after.cu <build>/libsgemm_harness.a \
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Ilibrary -Irunner \
+//        -I<baseline>/kernels experiments/timing/before_after.cu <build>/libsgemm_harness.a \
 //        <build>/libsgemm_ladder.a -lcublas -ldl -o before_after && ./before_after 4096 8192
 // Arguments: sizes n (n^3) or shapes MxNxK; --rung R keeps one rung of the four.
 // (not -Ikernels: the kernel files' names are the same in both trees, and the first found wins;
@@ -52,8 +52,10 @@ template <typename F>
 LaunchFunction error_of(F launch) {
   return [launch](const Gemm& g, cudaStream_t s) {
     const auto answer = launch(g, s);
-    if constexpr (std::is_same_v<decltype(answer), const cudaError_t>) return answer;
-    else return answer.error();
+    if constexpr (std::is_same_v<decltype(answer), const cudaError_t>)
+      return answer;
+    else
+      return answer.error();
   };
 }
 
@@ -79,20 +81,19 @@ int main(int argc, char** argv) {
                                    {11, error_of(&every_shape_before::launch)},
                                    {14, error_of(&wgmma_3xtf32_before::launch)},
                                    {15, error_of(&every_shape_3xtf32_before::launch)}};
-  std::printf("%-18s %-16s %10s %10s %10s %9s %9s %12s\n", "shape", "rung", "reference",
-              "before", "after", "% before", "% after", "after/before");
+  std::printf("%-18s %-16s %10s %10s %10s %9s %9s %12s\n", "shape", "rung", "reference", "before",
+              "after", "% before", "% after", "after/before");
   for (const Shape& shape : shapes)
     for (const Pair& p : pairs) {
       if (only && p.rung != only) continue;
       const Problem problem{shape};
       const std::vector<Timing> t =
           h.time_in_turn({h.kernel(reference_for(find_rung(p.rung)->precision)),
-                          launched(p.before, "before"),
-                          h.kernel(p.rung)},
+                          launched(p.before, "before"), h.kernel(p.rung)},
                          problem, TimingOptions{});
       auto tflops = [&](const Timing& x) { return x.gflops(problem) / 1e3; };
-      const std::string name = std::to_string(shape.M) + "x" + std::to_string(shape.N) + "x" +
-                               std::to_string(shape.K);
+      const std::string name =
+          std::to_string(shape.M) + "x" + std::to_string(shape.N) + "x" + std::to_string(shape.K);
       std::printf("%-18s %-16s %10.1f %10.1f %10.1f %9.1f %9.1f %12.4f\n", name.c_str(),
                   find_rung(p.rung)->name, tflops(t[0]), tflops(t[1]), tflops(t[2]),
                   100 * t[0].median_ms / t[1].median_ms, 100 * t[0].median_ms / t[2].median_ms,
