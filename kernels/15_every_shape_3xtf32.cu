@@ -468,11 +468,9 @@ cudaError_t run_fused(const Gemm& g, int slices, cudaStream_t stream, const int*
 // Rung 14's path, with slices of K: split into the workspace (one launch), multiply (the slices
 // meet in the cluster, not in the workspace); the workspace goes back to the pool after the
 // kernels. Where the workspace cannot hold the split operands, the fused kernel runs, which needs
-// none. Where C has few columns and A's rows are 16-byte aligned, TMA reads A itself and the
-// main kernel splits it in registers: the pre-pass only flags A's rows, and A crosses memory
-// once instead of three times (read; hi and lo written; both read again). Each tile column splits
-// A again, and the split costs the main kernel about 12% (H100): it pays up to N = 512
-// (4096 x 256 x 4096 +21%, 16384 x 512 x 4096 +5%; 1024 x 1024 x 65536 -4%).
+// none. Where N <= kSplitAMaxN and A's rows are 16-byte aligned, the main kernel splits A itself
+// (the pre-pass only flags A's rows): A crosses memory once, not three times, but each column of
+// tiles splits it again, which pays only where C has few columns (docs/15).
 constexpr int kSplitAMaxN = 512;
 template <int BN, int BK, int STAGES, int PROMOTE>
 cudaError_t run_prepass(const Gemm& g, int want, int sms, cudaStream_t stream, const int* limits,
@@ -486,14 +484,13 @@ cudaError_t run_prepass(const Gemm& g, int want, int sms, cudaStream_t stream, c
   const Split s = split_layout(W.get(), M, N, K, splitA);
   const cudaError_t err = split_operands_together(g, s, stream, limits);
   if (err != cudaSuccess) return err;
-  auto start = [&](auto stages, auto splitsA) {  // (a lambda cannot capture structured bindings)
-    return multiply<BN, BK, decltype(stages)::value, PROMOTE, decltype(splitsA)::value>(
-        g.M, g.N, g.K, g.alpha, s, g.A, g.lda, g.B, g.ldb, g.beta, g.C, g.ldc, stream, groupRows,
-        cut.slices, cut.kSlice, sms, limits);
-  };
-  //                              a ring of 3 x 64 KiB, or of 4 x 48 KiB
-  return splitA ? start(std::integral_constant<int, STAGES>{}, std::false_type{})
-                : start(std::integral_constant<int, STAGES + 1>{}, std::true_type{});
+  if (splitA)  // a ring of 3 stages of 64 KiB; with A alone (no A_hi, A_lo), of 4 of 48 KiB
+    return multiply<BN, BK, STAGES, PROMOTE, false>(M, N, K, alpha, s, A, lda, B, ldb, beta, C, ldc,
+                                                    stream, groupRows, cut.slices, cut.kSlice, sms,
+                                                    limits);
+  return multiply<BN, BK, STAGES + 1, PROMOTE, true>(M, N, K, alpha, s, A, lda, B, ldb, beta, C,
+                                                     ldc, stream, groupRows, cut.slices, cut.kSlice,
+                                                     sms, limits);
 }
 
 // The fused kernel over slices of K: one launch for one slice; with several, the slices' sums
