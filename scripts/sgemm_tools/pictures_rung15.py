@@ -182,5 +182,94 @@ def cluster_slices(root):
     return s
 
 
+# The lines of mma_stage_split_a (kernels/split_3xtf32.cuh) this picture draws: the fragment's
+# element, its address in the swizzled box, the split; a change to them must show here.
+FRAGMENT = (r"const int r = row \+ 8 \* \(v % 2\), "
+            r"k = 16 \* half \+ 8 \* step \+ lane % 4 \+ 4 \* \(v / 2\);")
+ADDRESS = r"base \+ r \* kSpan \+ \(\(k / 4 \^ r % 8\) \* 16\) \+ k % 4 \* 4"
+ROW = r"row = threadIdx\.x / 32 % 4 \* 16 \+ lane / 4;"
+SPLIT = r"\(bits \+ \(\(bits & 0x7fffffffu\) < 0x7f7ff000u \? 0x1000u : 0u\)\) & 0xffffe000u"
+
+
+def split_a(root):
+    """Warp 0's part of a warpgroup's k8 step of A: which lane holds which element in which of
+    its four registers, and where each element sits in the TMA box under the 128-byte swizzle:
+    one LDS.32 of the warp (one register v) reads 8 rows x 4 k, 32 different banks."""
+    r = Rung15(root)
+    head = Source(root, "kernels/split_3xtf32.cuh")
+    tile = head.find(r"static_assert\(kSpan == (\d+) && BK == (\d+)", "the split's tile")
+    span, bk = int(tile.group(1)), int(tile.group(2))
+    for line in (FRAGMENT, ADDRESS, ROW, SPLIT):
+        head.find(line, "the line /" + line + "/ of mma_stage_split_a or split_finite")
+    most_n = r.src.constants()["kSplitAMaxN"]
+    chunks, per_chunk = span // 16, 4  # 16-byte chunks a row, floats a chunk
+
+    def element(lane, v, step=0, half=0):  # (row, k) of register v of `lane` (warp 0)
+        return lane // 4 + 8 * (v % 2), 16 * half + 8 * step + lane % 4 + 4 * (v // 2)
+
+    def address(row, k):
+        return row * span + ((k // 4 ^ row % 8) * 16) + k % 4 * 4
+
+    k = {"kSpan": span, "BK": bk, "kSplitAMaxN": most_n}
+    s = Svg("15 · A split in the main kernel: wgmma's fragment of A, and the box it comes from",
+            "kernels/split_3xtf32.cuh (mma_stage_split_a, split_finite), " + r.src.path, k, 560,
+            width=800)
+    # Left: the fragment, warp 0's 16 rows of the warpgroup's 64 x 8 slab of the first k8 step.
+    cw, ch, x0, y0 = 40, 20, 40, 80
+    s.text(x0, y0 - 22, "A, rows 0–15 (warp 0) × k 0–7 of a k8 step:", size=12, bold=True)
+    s.text(x0, y0 - 8, "lane l, register a[v]", size=11)
+    owner = {}
+    for lane in range(32):
+        for v in range(4):
+            owner[element(lane, v)] = (lane, v)
+    for row in range(16):
+        for kk in range(8):
+            lane, v = owner[(row, kk)]
+            s.rect(x0 + kk * cw, y0 + row * ch, cw, ch, fill=PALETTE[v], stroke=GREY, sw=0.5)
+            s.text(x0 + kk * cw + cw / 2, y0 + row * ch + 14, f"{lane} a{v}", size=9,
+                   anchor="middle")
+    for kk in range(8):
+        s.text(x0 + kk * cw + cw / 2, y0 + 16 * ch + 14, f"k{kk}", size=10, anchor="middle")
+    for row in range(0, 16, 4):
+        s.text(x0 - 6, y0 + row * ch + 14, str(row), size=10, anchor="end")
+    s.text(x0, y0 + 16 * ch + 32, "warps 1–3: rows 16–63, the same pattern", size=11)
+    # Right: the box in shared memory, rows of kSpan bytes in 16-byte chunks; where register
+    # a0's elements (k 0-3: chunk 0) of the warp's 8 rows sit, and their banks.
+    bx, by, bw = 390, 80, 36
+    s.text(bx, by - 36, f"The TMA box: rows of {span} B, 16-byte chunk q", size=12, bold=True)
+    s.text(bx, by - 22, "of row r at position q ^ r % 8 (the swizzle)", size=12, bold=True)
+    s.text(bx, by - 8, "the k a position holds; register a0 of the warp in colour", size=11)
+    for row in range(8):
+        for pos in range(chunks):
+            q = pos ^ row % 8  # the chunk of k that sits at this position
+            lit = q == 0
+            s.rect(bx + pos * bw, by + row * ch, bw, ch, fill=PALETTE[0] if lit else LIGHT,
+                   stroke=GREY, sw=0.5)
+            s.text(bx + pos * bw + bw / 2, by + row * ch + 14, f"k{4 * q}–{4 * q + 3}", size=9,
+                   anchor="middle")
+        s.text(bx - 6, by + row * ch + 14, f"r{row}", size=10, anchor="end")
+    for pos in range(chunks):
+        s.text(bx + pos * bw + bw / 2, by + 8 * ch + 14, f"b{4 * pos}–{4 * pos + 3}", size=9,
+               anchor="middle")
+    banks = sorted({address(*element(lane, 0)) // 4 % 32 for lane in range(32)})
+    s.lines(bx, by + 8 * ch + 36, [
+        "one LDS.32 of the warp (register a0): rows 0–7, k 0–3",
+        f"→ {len(banks)} different banks" + (", no conflict" if len(banks) == 32 else ""),
+        "(b: the banks a 16-byte position covers;", "the XOR spreads the 8 rows over them)"],
+        size=11)
+    # Below: the split and the two groups a stage.
+    y = 470
+    s.lines(12, y, [
+        "split_finite, on the bits: hi = (x + 0x1000) & ~0x1fff (cut near FLT_MAX), "
+        "lo = the same on x − hi",
+        "each stage: k8 steps 0–1 into registers hi[0], lo[0], then 2–3 into hi[1], lo[1], "
+        "two wgmma groups;",
+        "wait_group 1 retires the last stage's same half before its registers are written again",
+        f"only where N ≤ {most_n}: each column of tiles splits A again"], size=11, step=16)
+    s.caption(["Not to scale. Drawn from the fragment and address lines of mma_stage_split_a."])
+    return s
+
+
 def draw(root):
-    return {"15_cluster_slices.svg": lambda: cluster_slices(root)}
+    return {"15_cluster_slices.svg": lambda: cluster_slices(root),
+            "15_split_a.svg": lambda: split_a(root)}
