@@ -248,5 +248,33 @@ TEST_F(Rung15Paths, BitwiseRepeatableOnEverySliceCount) {
   }
 }
 
+// Where N <= 512 and A's rows are 16-byte aligned, the pre-pass path splits A in its main kernel
+// (docs/15): the products are the pre-pass split's, so C is bitwise the C of the same A one float
+// further on, whose rows are not 16-byte aligned (the pre-pass splits it), for 1 and 2 slices.
+TEST_F(Rung15Paths, SplitOfAInTheKernelIsBitwiseThePrePassSplit) {
+  SGEMM_SKIP_UNSUPPORTED_RUNG(rung_number(RungId::every_shape_3xtf32));
+  const Shape s{1000, 256, 1500};  // N <= kSplitAMaxN; lda = 1500, a multiple of 4 floats
+  DeviceBuffer A(size_t(s.M) * s.K), shifted(size_t(s.M) * s.K + 1), B(size_t(s.K) * s.N),
+      C(size_t(s.M) * s.N);
+  fill_matrix(A.get(), s.M, s.K, s.K, Fill::uniform, 41, 0.f, harness_->stream());
+  fill_matrix(B.get(), s.K, s.N, s.N, Fill::uniform, 42, 0.f, harness_->stream());
+  CUDA_CHECK(cudaMemcpyAsync(shifted.get() + 1, A.get(), A.size() * sizeof(float),
+                             cudaMemcpyDeviceToDevice, harness_->stream()));
+  for (int slices : {1, 2}) {
+    SCOPED_TRACE("slices " + std::to_string(slices));
+    std::vector<float> got[2];
+    for (int i = 0; i < 2; ++i) {
+      const Gemm g = gemm_of(Problem{s}, i == 0 ? A.get() : shifted.get() + 1, B.get(), C.get());
+      fill_value(C.get(), C.size(), kNaN, harness_->stream());
+      CUDA_CHECK(every_shape_3xtf32::launch_config(1, slices, g, harness_->stream()));
+      sync();
+      got[i] = to_host(C);
+    }
+    EXPECT_TRUE(compare_with_cublas(*harness_, s, A, B, got[0], Precision::fp32).pass);
+    EXPECT_EQ(std::memcmp(got[0].data(), got[1].data(), got[0].size() * sizeof(float)), 0)
+        << "the split in the main kernel and the pre-pass's differ";
+  }
+}
+
 }  // namespace
 }  // namespace sgemm::testing
