@@ -10,29 +10,10 @@
 #include "dispatch.h"  // the library's fallback chain
 #include "gpu_inputs.h"
 #include "gpu_support.h"
+#include "planted_kernels.h"  // the planted launchers
 #include "rung_id.h"
 #include "runtime.h"
 #include "sgemm.h"
-
-// The planted rungs' launchers answer as the real ones do (library/registry.cpp).
-namespace sgemm::mma_3xtf32_planted {
-runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream);
-}
-namespace sgemm::wgmma_3xtf32_planted {
-runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream);
-}
-namespace sgemm::every_shape_3xtf32_planted {
-runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream);
-}
-namespace sgemm::ozaki_int8_planted {
-runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream);
-}
-namespace sgemm::ozaki_int8_span_rule {
-runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream);
-}
-namespace sgemm::ozaki_int8_half_bound {
-runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream);
-}
 
 namespace sgemm::testing {
 namespace {

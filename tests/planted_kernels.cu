@@ -37,3 +37,5 @@
 #include "16_ozaki_int8.cu"
 #undef ozaki_int8
 #undef SGEMM_FORCE_HALF_BOUND
+
+#include "planted_kernels.h"  // the declarations the tests use, checked against the above
