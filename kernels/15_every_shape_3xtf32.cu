@@ -86,8 +86,8 @@ struct Tile {
 
 // Tiles are walked in groups of `groupRows` tile rows, down the columns of each group, so that
 // the blocks running at once share rows of A and columns of B in L2. guard: the pre-pass's
-// flags, rows of A then columns of B (M + N), for all of K; A and B: the caller's operands,
-// which the guard path reads. Two ways to run:
+// flags, rows of A (kSplitsA: the split's own) then columns of B (M + N), for all of K; A and B:
+// the caller's operands, which the guard path reads. Two ways to run:
 //  - One slice of K (gridDim.y == 1): block x multiplies tiles x, x + gridDim.x, ... (at most
 //    one block per SM: each walks several tiles), its producer filling the ring for the next
 //    tile while the consumers store this one, and writes C.
@@ -181,13 +181,13 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
   WgmmaRing<STAGES> at{full, empty};  // the next buffer to read, and the one to release
   // Waits for the next buffer and issues its wgmmas into acc as one group: per k8 step the
   // small products first. accumulate = 0: the first wgmma overwrites acc (a chunk's first stage).
-  auto issue_stage = [&](int accumulate) {
+  auto issue_stage = [&](int accumulate, RowsSeen& seen) {
     at.wait();  // this buffer's four boxes have landed
     const uint8_t* stage = ring + at.buf * T::kStageBytes;
     const uint8_t* a = stage + wg * T::WGM * T::kSpan;  // this warpgroup's rows of A_hi (or A)
     const uint8_t* b = stage + T::kBoxesA * T::kBoxBytesA;
     if constexpr (kSplitsA)
-      mma_stage_split_a<BN, BK, T::kSpan>(acc, a, b, b + T::kBoxBytesB, accumulate);
+      mma_stage_split_a<BN, BK, T::kSpan>(acc, a, b, b + T::kBoxBytesB, accumulate, seen);
     else
       mma_stage<BN, BK, T::kSpan>(acc, a, a + T::kBoxBytesA, b, b + T::kBoxBytesB, accumulate);
     fence_accumulators(acc);
@@ -213,8 +213,9 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
     // the other keeps the tensor cores busy.
     int untilPromote = PROMOTE - wg * (PROMOTE / 2);
     int accumulate = 0;
+    RowsSeen seen;  // kSplitsA: A's rows as the split saw them (the pre-pass does not read A)
     for (int kt = 0; kt < kTiles; ++kt) {
-      issue_stage(accumulate);
+      issue_stage(accumulate, seen);
       accumulate = 1;
       if (--untilPromote == 0) {  // the chunk's end: release both its buffers
         at.release_all(lane);
@@ -229,6 +230,15 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
     fence_accumulators(acc);
     at.release_pending(lane);   // the ring is the producer's again, for the next tile
     if (accumulate) promote();  // the last, partial chunk
+    if constexpr (kSplitsA) {   // the flags of the warp's own 16 rows, which it alone stores
+      const int first = wg * T::WGM + threadIdx.x / 32 % 4 * 16 + lane / 4;
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const int flag = seen.flag(i);
+        if (lane % 4 == 0) rowGuard[first + 8 * i] = flag;
+      }
+      __syncwarp();
+    }
 
     if (kSlices) break;  // the one tile: its partial sums meet the cluster's below
     const int2 origin = origin_of(t);
@@ -255,6 +265,9 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
         *reinterpret_cast<float2*>(
             &P[(wg * T::WGM + warp * 16 + i * 8 + lane / 4) * kPitch + j * 8 + 2 * (lane % 4)]) =
             make_float2(sum[4 * j + 2 * i], sum[4 * j + 2 * i + 1]);
+    const int first = wg * T::WGM + warp * 16 + lane / 4;  // kSplitsA: a row's flag beside it
+    if (kSplitsA && lane % 4 == 0)
+      P[first * kPitch + BN] = rowGuard[first], P[(first + 8) * kPitch + BN] = rowGuard[first + 8];
   }
   cluster_sync_shared();  // every rank's partial tile is written and visible to the cluster
 
@@ -263,6 +276,15 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
   // the guard path, as store_fragment does.
   const int rank = cluster_rank();
   const int firstRow = rank * BM / slices, rows = (rank + 1) * BM / slices - firstRow;
+  if constexpr (kSplitsA) {  // a row's flag: any slice's
+    for (int r = firstRow + threadIdx.x; r < firstRow + rows; r += 128 * T::kConsumers) {
+      int flag = 0;
+      for (int z = 0; z < slices; ++z)
+        flag |= load_dsmem(map_rank(smem_addr(&P[r * kPitch + BN]), z)).x != 0.f;
+      rowGuard[r] = flag;
+    }
+    sync_role(1, 128 * T::kConsumers);
+  }
 #pragma unroll 1
   for (int q = threadIdx.x; q < rows * (BN / 4); q += 128 * T::kConsumers) {
     const int r = firstRow + q / (BN / 4), c = q % (BN / 4) * 4;

@@ -105,10 +105,12 @@ __global__ void __launch_bounds__(kSplitThreads)
 constexpr long long kLimitedSplitBlocks = 2048;
 
 // The pre-pass (split_operands) with its kernels as one launch: the flags zeroed, then both.
+// Where s has no planes of A, A is not read: the main kernel splits it and flags its rows.
 inline cudaError_t split_operands_together(const Gemm& g, const Split& s, cudaStream_t stream,
                                            const int* limits) {
   const int tileB = transpose_tile_for(g.N, g.K);
-  const dim3 gridA = split_rows_grid(g.M, g.K), gridB = split_transpose_grid(g.N, g.K, tileB);
+  const dim3 gridA = s.Ahi ? split_rows_grid(g.M, g.K) : dim3(0, 1);
+  const dim3 gridB = split_transpose_grid(g.N, g.K, tileB);
   const long long blocks =
       static_cast<long long>(gridA.x) * gridA.y + static_cast<long long>(gridB.x) * gridB.y;
   if (blocks > 0x7fffffff) return split_operands(g.M, g.N, g.K, g.A, g.lda, g.B, g.ldb, s, stream);

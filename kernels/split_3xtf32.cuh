@@ -81,8 +81,7 @@ __device__ float fp32_dot(const float* A, int lda, const float* B, int ldb, int 
 
 // A (rows x cols, leading dimension ld, any alignment) -> hi, lo (leading dimension ldp), same
 // orientation: K stays contiguous; guard[r] = 1 where row r holds an input needs_guard names
-// (guard is zeroed before; every writer writes the same 1, once a thread per row). hi == null:
-// the flags alone (rung 15 splits A in the main kernel). Each thread
+// (guard is zeroed before; every writer writes the same 1, once a thread per row). Each thread
 // splits 4 elements 256 apart (4 loads in flight; 8 moved no more bytes a second); a warp reads
 // and writes 128 contiguous bytes.
 constexpr int kSplitThreads = 256;
@@ -106,7 +105,7 @@ __device__ __forceinline__ void split_rows_block(int bx, int by, int gx, int gy,
       for (int i = 0; i < kSplitPerThread; ++i) {
         const int c = c0 + i * kSplitThreads;
         if (c >= cols) continue;
-        if (hi) split(v[i], &hi[r * ldp + c], &lo[r * ldp + c]);
+        split(v[i], &hi[r * ldp + c], &lo[r * ldp + c]);
         flagged |= needs_guard(v[i]);
       }
     }
@@ -278,6 +277,25 @@ __device__ __forceinline__ void mma_stage(float (&acc)[BN / 2], const uint8_t* a
   wgmma_commit();
 }
 
+// The split also keeps what the pre-pass's flags would say of A's rows, so that the pre-pass
+// does not read A at all: over a thread's elements of its two rows (row, row + 8), the least
+// magnitude - 1 and the greatest magnitude, as FP32 bits (two instructions an element).
+// needs_guard holds for one of them exactly when lowest < 2^-114 - 1 or highest >= Inf.
+struct RowsSeen {
+  uint32_t lowest[2] = {~0u, ~0u}, highest[2] = {0u, 0u};
+  __device__ __forceinline__ void see(int i, float x) {
+    const uint32_t magnitude = __float_as_uint(x) & 0x7fffffffu;
+    lowest[i] = min(lowest[i], magnitude - 1u);  // zero wraps around: never the least
+    highest[i] = max(highest[i], magnitude);
+  }
+  // Row i's flag for the whole row: the four lanes that hold a row (lane / 4) agree.
+  __device__ __forceinline__ int flag(int i) const {
+    int f = lowest[i] < kSmallestExactSplit - 1u || highest[i] >= kInfinity;
+    f |= __shfl_xor_sync(~0u, f, 1);
+    return f | __shfl_xor_sync(~0u, f, 2);
+  }
+};
+
 // The same stage with A split here: aPlane holds this warpgroup's 64 rows of FP32 A as TMA
 // wrote them (128-byte rows, 16-byte chunks swizzled: chunk q of row r at q ^ r % 8). Each
 // thread loads its fragment's 4 elements per k8 step, splits them as the pre-pass would
@@ -290,7 +308,7 @@ __device__ __forceinline__ void mma_stage(float (&acc)[BN / 2], const uint8_t* a
 template <int BN, int BK, int kSpan>
 __device__ __forceinline__ void mma_stage_split_a(float (&acc)[BN / 2], const uint8_t* aPlane,
                                                   const uint8_t* bHiPlane, const uint8_t* bLoPlane,
-                                                  int accumulate) {
+                                                  int accumulate, RowsSeen& seen) {
   static_assert(kSpan == 128 && BK == 32 && BN == 128, "128-byte rows of A; m64n128k8");
   const uint64_t bHi = make_descriptor<kSpan>(bHiPlane), bLo = make_descriptor<kSpan>(bLoPlane);
   const int lane = threadIdx.x % 32, row = threadIdx.x / 32 % 4 * 16 + lane / 4;
@@ -306,6 +324,7 @@ __device__ __forceinline__ void mma_stage_split_a(float (&acc)[BN / 2], const ui
         const int r = row + 8 * (v % 2), k = 16 * half + 8 * step + lane % 4 + 4 * (v / 2);
         const float x = load_shared(base + r * kSpan + ((k / 4 ^ r % 8) * 16) + k % 4 * 4);
         split_finite(x, &hi[half][step][v], &lo[half][step][v]);
+        seen.see(v % 2, x);
       }
     fence_accumulators(acc);
     wgmma_fence();
@@ -388,8 +407,9 @@ inline cudaError_t split_operands(int M, int N, int K, const float* A, int lda, 
                                   int ldb, const Split& s, cudaStream_t stream) {
   cudaError_t err = cudaMemsetAsync(s.guard, 0, (static_cast<size_t>(M) + N) * sizeof(int), stream);
   if (err != cudaSuccess) return err;
-  split_rows<<<split_rows_grid(M, K), kSplitThreads, 0, stream>>>(M, K, A, lda, s.Ahi, s.Alo, s.Kp,
-                                                                  s.guard);
+  if (s.Ahi)  // (else the main kernel splits A and flags its rows)
+    split_rows<<<split_rows_grid(M, K), kSplitThreads, 0, stream>>>(M, K, A, lda, s.Ahi, s.Alo,
+                                                                    s.Kp, s.guard);
   err = cudaGetLastError();
   if (err != cudaSuccess) return err;
   const int tile = transpose_tile_for(N, K);
