@@ -95,7 +95,7 @@ struct Tile {
 //    (x, z) multiplies tile x over [z * kSlice, min(K, (z + 1) * kSlice)) into its own shared
 //    memory, and each finishes 1/slices of the tile's rows, adding the slices' sums in rank order
 //    through distributed shared memory (as rung 17): one launch, bitwise the same every run.
-template <int BN, int BK, int STAGES, int PROMOTE, bool kSlices, bool kSplitsA>
+template <int BN, int BK, int STAGES, int PROMOTE, bool kSlices, bool kSplitsA, bool kTransposed>
 __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThreads, 1)
     sgemm_every_shape_3xtf32(int M, int N, int K, float alpha,
                              const __grid_constant__ CUtensorMap tmAhi,
@@ -151,7 +151,11 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
         uint8_t* stage = ring + buf * T::kStageBytes;
         mbar_arrive_expect_tx(&full[buf], T::kStageBytes);
         uint8_t* b = stage + T::kBoxesA * T::kBoxBytesA;
-        tma_load_2d(stage, &tmAhi, k0, origin.x, &full[buf]);
+        if (kTransposed)  // B^T's rows are B's columns: boxes [BK][32] of B, 32 columns each
+          for (int q = 0; q < BM / 32; ++q)
+            tma_load_2d(stage + q * BK * T::kSpan, &tmAhi, origin.x + 32 * q, k0, &full[buf]);
+        else
+          tma_load_2d(stage, &tmAhi, k0, origin.x, &full[buf]);
         if (!kSplitsA) tma_load_2d(stage + T::kBoxBytesA, &tmAlo, k0, origin.x, &full[buf]);
         tma_load_2d(b, &tmBhi, k0, origin.y, &full[buf]);
         tma_load_2d(b + T::kBoxBytesB, &tmBlo, k0, origin.y, &full[buf]);
@@ -187,7 +191,8 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
     const uint8_t* a = stage + wg * T::WGM * T::kSpan;  // this warpgroup's rows of A_hi (or A)
     const uint8_t* b = stage + T::kBoxesA * T::kBoxBytesA;
     if constexpr (kSplitsA)
-      mma_stage_split_a<BN, BK, T::kSpan>(acc, a, b, b + T::kBoxBytesB, accumulate, seen);
+      mma_stage_split_a<BN, BK, T::kSpan, kTransposed>(acc, a, b, b + T::kBoxBytesB, accumulate,
+                                                       seen);
     else
       mma_stage<BN, BK, T::kSpan>(acc, a, a + T::kBoxBytesA, b, b + T::kBoxBytesB, accumulate);
     fence_accumulators(acc);
@@ -242,8 +247,9 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
 
     if (kSlices) break;  // the one tile: its partial sums meet the cluster's below
     const int2 origin = origin_of(t);
-    store_fragment<BN>(sum, origin.x + wg * T::WGM, origin.x, origin.y, rowGuard, colGuard, M, N, K,
-                       alpha, A, lda, B, ldb, beta, C, ldc, pairedC, nullptr);
+    store_fragment<BN, kTransposed>(sum, origin.x + wg * T::WGM, origin.x, origin.y, rowGuard,
+                                    colGuard, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, pairedC,
+                                    nullptr);
   }
   if (!kSlices) return;
   const int2 origin = origin_of(0);
@@ -303,7 +309,14 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
       const int col = blockCol + c + h;
       if (col >= N) continue;
       float v = h == 0 ? s.x : h == 1 ? s.y : h == 2 ? s.z : s.w;
-      if (rowGuard[r] || colGuard[c + h] || !isfinite(v)) v = fp32_dot(A, lda, B, ldb, K, row, col);
+      const bool guarded = rowGuard[r] || colGuard[c + h] || !isfinite(v);
+      if (kTransposed) {  // C^T's (row, col) is C's (col, row)
+        if (guarded) v = fp32_dot(A, lda, B, ldb, K, col, row);
+        float* o = C + static_cast<long long>(col) * ldc + row;
+        *o = beta == 0.f ? alpha * v : alpha * v + beta * *o;
+        continue;
+      }
+      if (guarded) v = fp32_dot(A, lda, B, ldb, K, row, col);
       out[h] = beta == 0.f ? alpha * v : alpha * v + beta * out[h];  // beta == 0: C is not read
     }
   }
@@ -493,26 +506,33 @@ cudaError_t run_fused(const Gemm& g, int slices, cudaStream_t stream, const int*
 // none. Where N <= kSplitAMaxN and A's rows are 16-byte aligned, the main kernel splits A itself
 // (the pre-pass only flags A's rows): A crosses memory once, not three times, but each column of
 // tiles splits it again, which pays only where C has few columns (docs/15).
+// Where M <= kSplitAMaxN < N instead (B large, C with few rows), the kernel computes
+// C^T = B^T A^T: B, read as it is, is its A, split in registers as above, and A's split (no
+// transpose: A's rows are K-major already) its B; the epilogue writes C^T's tiles into C.
 constexpr int kSplitAMaxN = 512;
 template <int BN, int BK, int STAGES, int PROMOTE>
 cudaError_t run_prepass(const Gemm& g, int want, int sms, cudaStream_t stream, const int* limits,
                         int groupRows = 8) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
   const Slicing cut(K, std::min(want, kMostRanks), BK);
-  const bool splitA = N > kSplitAMaxN || !aligned16(A, lda);  // else the main kernel splits A
-  runtime::Workspace<float> W(split_floats(M, N, K, splitA), stream);
+  const bool transposed = M <= kSplitAMaxN && N > kSplitAMaxN && aligned16(B, ldb) && !limits;
+  const bool splitA = !transposed && (N > kSplitAMaxN || !aligned16(A, lda));  // else in-kernel
+  const int Mk = transposed ? N : M, Nk = transposed ? M : N;  // the kernel's C: M x N, or C^T
+  runtime::Workspace<float> W(split_floats(Mk, Nk, K, splitA), stream);
   if (W.error() == cudaErrorMemoryAllocation) return run_fused(g, 1, stream, limits);
   if (W.error() != cudaSuccess) return W.error();
-  const Split s = split_layout(W.get(), M, N, K, splitA);
-  const cudaError_t err = split_operands_together(g, s, stream, limits);
+  const Split s = split_layout(W.get(), Mk, Nk, K, splitA);
+  const cudaError_t err =
+      transposed ? split_a_as_b(g, s, stream) : split_operands_together(g, s, stream, limits);
   if (err != cudaSuccess) return err;
   if (splitA)  // a ring of 3 stages of 64 KiB; with A alone (no A_hi, A_lo), of 4 of 48 KiB
-    return multiply<BN, BK, STAGES, PROMOTE, false>(M, N, K, alpha, s, A, lda, B, ldb, beta, C, ldc,
-                                                    stream, groupRows, cut.slices, cut.kSlice, sms,
-                                                    limits);
-  return multiply<BN, BK, STAGES + 1, PROMOTE, true>(M, N, K, alpha, s, A, lda, B, ldb, beta, C,
-                                                     ldc, stream, groupRows, cut.slices, cut.kSlice,
-                                                     sms, limits);
+    return multiply<BN, BK, STAGES, PROMOTE, false, false>(M, N, K, alpha, s, A, lda, B, ldb, beta,
+                                                           C, ldc, stream, groupRows, cut.slices,
+                                                           cut.kSlice, sms, limits);
+  constexpr auto straight = multiply<BN, BK, STAGES + 1, PROMOTE, true, false>;
+  constexpr auto swapped = multiply<BN, BK, STAGES + 1, PROMOTE, true, true>;
+  return (transposed ? swapped : straight)(Mk, Nk, K, alpha, s, A, lda, B, ldb, beta, C, ldc,
+                                           stream, groupRows, cut.slices, cut.kSlice, sms, limits);
 }
 
 // The fused kernel over slices of K: one launch for one slice; with several, the slices' sums

@@ -123,23 +123,40 @@ inline cudaError_t split_operands_together(const Gemm& g, const Split& s, cudaSt
   return cudaGetLastError();
 }
 
+// The transposed problem's pre-pass (C^T = B^T A^T): the caller's A (M x K, K contiguous) is
+// already laid out as the kernel's Bt planes (its N = M rows of K), so split_rows splits it into
+// them, no transpose, its rows' flags after the kernel's M = N rows'; B is not read here.
+inline cudaError_t split_a_as_b(const Gemm& g, const Split& s, cudaStream_t stream) {
+  const cudaError_t err =
+      cudaMemsetAsync(s.guard, 0, (static_cast<size_t>(g.M) + g.N) * sizeof(int), stream);
+  if (err != cudaSuccess) return err;
+  split_rows<<<split_rows_grid(g.M, g.K), kSplitThreads, 0, stream>>>(g.M, g.K, g.A, g.lda, s.Bhi,
+                                                                      s.Blo, s.Kp, s.guard + g.N);
+  return cudaGetLastError();
+}
+
 // ---- The main kernel's launch.
 
 // The main kernel on split operands: with one slice, at most one block per SM, each walking
 // several tiles; with several, one cluster of `slices` blocks per tile. Where s holds no planes
-// of A, the kernel reads A (16-byte aligned rows) and splits it.
-template <int BN, int BK, int STAGES, int PROMOTE, bool kSplitsA>
+// of A, the kernel reads A (16-byte aligned rows) and splits it. kTransposed: M x N is C^T (the
+// kernel reads B as its A; A, B and C stay the caller's, for the guard path and the stores).
+template <int BN, int BK, int STAGES, int PROMOTE, bool kSplitsA, bool kTransposed = false>
 cudaError_t multiply(int M, int N, int K, float alpha, const Split& s, const float* A, int lda,
                      const float* B, int ldb, float beta, float* C, int ldc, cudaStream_t stream,
                      int groupRows, int slices, int kSlice, int sms, const int* limits) {
   using T = Tile<BN, BK, STAGES, PROMOTE, kSplitsA>;
-  constexpr auto one = sgemm_every_shape_3xtf32<BN, BK, STAGES, PROMOTE, false, kSplitsA>;
-  constexpr auto sliced = sgemm_every_shape_3xtf32<BN, BK, STAGES, PROMOTE, true, kSplitsA>;
+  constexpr auto one =
+      sgemm_every_shape_3xtf32<BN, BK, STAGES, PROMOTE, false, kSplitsA, kTransposed>;
+  constexpr auto sliced =
+      sgemm_every_shape_3xtf32<BN, BK, STAGES, PROMOTE, true, kSplitsA, kTransposed>;
   const auto kernel = slices > 1 ? sliced : one;
   SplitMaps maps;
   cudaError_t err = slices > 1 ? runtime::allow_shared_bytes<sliced>(T::kSharedBytes)
                                : runtime::allow_shared_bytes<one>(T::kSharedBytes);
-  if (err == cudaSuccess) err = split_maps<T::BM, BN, BK>(&maps, s, M, N, K, A, lda);
+  if (err == cudaSuccess)
+    err = split_maps<T::BM, BN, BK, kTransposed>(&maps, s, M, N, K, kTransposed ? B : A,
+                                                 kTransposed ? ldb : lda);
   if (err != cudaSuccess) return err;
   const long long tiles = static_cast<long long>((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN);
   if (tiles > 0x7fffffff || slices < 1 || slices > kMostRanks) return cudaErrorInvalidValue;

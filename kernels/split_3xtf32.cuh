@@ -189,7 +189,8 @@ __global__ void __launch_bounds__(kTransposeThreads)
 // blockIdx.y * M * N, rows N apart; else C = alpha * sum + beta * C, where the guard path redoes
 // what the tensor cores cannot answer (see fp32_dot): rows and columns the tile's flags name
 // (rowGuard from blockRow, colGuard from blockCol, in shared memory) and sums not finite.
-template <int BN>
+// kTransposedC: M x N is C^T (C = A B computed as C^T = B^T A^T; A, B and C the caller's).
+template <int BN, bool kTransposedC = false>
 __device__ __forceinline__ void store_fragment(const float* sum, int rowBase, int blockRow,
                                                int blockCol, const int* rowGuard,
                                                const int* colGuard, int M, int N, int K,
@@ -225,9 +226,16 @@ __device__ __forceinline__ void store_fragment(const float* sum, int rowBase, in
 #pragma unroll
       for (int h = 0; h < 2; ++h)
         if (col + h < N && (guardRow || colGuard[col - blockCol + h] || !isfinite(r[h])))
-          r[h] = fp32_dot(A, lda, B, ldb, K, row, col + h);
+          r[h] = kTransposedC ? fp32_dot(A, lda, B, ldb, K, col + h, row)
+                              : fp32_dot(A, lda, B, ldb, K, row, col + h);
       const float v0 = alpha * r[0], v1 = alpha * r[1];
-      if (pairedC && col + 1 < N) {  // one 64-bit store (and load, when beta != 0)
+      if (kTransposedC) {  // the kernel multiplied B^T A^T: its (row, col) is C's (col, row)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          float* out = C + static_cast<long long>(col + h) * ldc + row;
+          if (col + h < N) *out = beta == 0.f ? (h ? v1 : v0) : (h ? v1 : v0) + beta * *out;
+        }
+      } else if (pairedC && col + 1 < N) {  // one 64-bit store (and load, when beta != 0)
         float2 out = make_float2(v0, v1);
         if (beta != 0.f) {  // BLAS semantics: with beta == 0, C is not read (it may hold NaN)
           const float2 old = *reinterpret_cast<const float2*>(c + col);
@@ -305,7 +313,9 @@ struct RowsSeen {
 // steps, each half with registers of its own: before a half's registers are written again,
 // wait_group 1 retires the group that read them last (the last stage's same half), while the
 // group issued just before keeps the tensor cores busy.
-template <int BN, int BK, int kSpan>
+// kMajorM: aPlane holds the 64 rows as two boxes of 32, each [BK][32 rows] with the rows
+// contiguous (B^T, as TMA reads it from a row-major B), chunk q of k-row k at q ^ k % 8.
+template <int BN, int BK, int kSpan, bool kMajorM = false>
 __device__ __forceinline__ void mma_stage_split_a(float (&acc)[BN / 2], const uint8_t* aPlane,
                                                   const uint8_t* bHiPlane, const uint8_t* bLoPlane,
                                                   int accumulate, RowsSeen& seen) {
@@ -314,6 +324,12 @@ __device__ __forceinline__ void mma_stage_split_a(float (&acc)[BN / 2], const ui
   const int lane = threadIdx.x % 32, row = threadIdx.x / 32 % 4 * 16 + lane / 4;
   const unsigned base = smem_addr(aPlane);
   uint32_t hi[2][2][4], lo[2][2][4];  // [half][its k8 step][a0..a3 of the wgmma fragment]
+  unsigned majorM[4];  // kMajorM: element v's place in every k8 step (k % 8 fixes the swizzle)
+#pragma unroll
+  for (int v = 0; v < 4; ++v) {
+    const int r = row + 8 * (v % 2), k8 = lane % 4 + 4 * (v / 2);
+    majorM[v] = r / 32 * BK * kSpan + k8 * kSpan + ((r % 32 / 4 ^ k8) * 16) + r % 4 * 4;
+  }
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
     wgmma_wait<1>();
@@ -322,7 +338,9 @@ __device__ __forceinline__ void mma_stage_split_a(float (&acc)[BN / 2], const ui
 #pragma unroll
       for (int v = 0; v < 4; ++v) {
         const int r = row + 8 * (v % 2), k = 16 * half + 8 * step + lane % 4 + 4 * (v / 2);
-        const float x = load_shared(base + r * kSpan + ((k / 4 ^ r % 8) * 16) + k % 4 * 4);
+        const float x =
+            load_shared(base + (kMajorM ? (16 * half + 8 * step) * kSpan + majorM[v]
+                                        : r * kSpan + ((k / 4 ^ r % 8) * 16) + k % 4 * 4));
         split_finite(x, &hi[half][step][v], &lo[half][step][v]);
         seen.see(v % 2, x);
       }
@@ -373,14 +391,19 @@ inline Split split_layout(float* W, int M, int N, int K, bool splitA = true) {
 struct SplitMaps {
   CUtensorMap Ahi, Alo, Bhi, Blo;  // built per call (pointers and sizes change)
 };
-// Where s has no planes of A, Ahi and Alo both map the caller's A (rows lda floats apart).
-template <int BM, int BN, int BK>
+// Where s has no planes of A, Ahi and Alo both map the caller's A (rows lda floats apart);
+// kMajorM: A is the problem's A^T, a row-major K x M (B of C^T = B^T A^T), in boxes [BK][32].
+template <int BM, int BN, int BK, bool kMajorM = false>
 cudaError_t split_maps(SplitMaps* maps, const Split& s, int M, int N, int K,
                        const float* A = nullptr, int lda = 0) {
   constexpr CUtensorMapSwizzle kSwizzle =
       BK == 32 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B;
   constexpr CUtensorMapDataType kFloat = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   cudaError_t err = cudaSuccess;
+  if (kMajorM) {
+    err = runtime::make_tensor_map(&maps->Ahi, A, kFloat, K, M, lda, BK, 32, kSwizzle);
+    maps->Alo = maps->Ahi;
+  }
   const float* aHi = s.Ahi ? s.Ahi : A;
   const float* aLo = s.Ahi ? s.Alo : A;
   const int ldA = s.Ahi ? s.Kp : lda;
@@ -388,7 +411,7 @@ cudaError_t split_maps(SplitMaps* maps, const Split& s, int M, int N, int K,
                                            {&maps->Alo, aLo, M, ldA, BM},
                                            {&maps->Bhi, s.Bhi, N, s.Kp, BN},
                                            {&maps->Blo, s.Blo, N, s.Kp, BN}})
-    if (err == cudaSuccess)
+    if (err == cudaSuccess && !(kMajorM && plane == A))
       err = runtime::make_tensor_map(map, plane, kFloat, rows, K, ld, box, BK, kSwizzle);
   return err;
 }

@@ -276,5 +276,25 @@ TEST_F(Rung15Paths, SplitOfAInTheKernelIsBitwiseThePrePassSplit) {
   }
 }
 
+// Where M <= 512 < N and B's rows are 16-byte aligned, the pre-pass path computes C^T = B^T A^T
+// (B split in the main kernel, A's split its other operand, C written transposed): within
+// FP32's tolerance and bitwise repeatable, 1 to 3 slices (padded leading dimensions, alpha,
+// beta and FP32's edges: tests/gpu_semantics_test.cpp's 40 x 600 x 72).
+TEST_F(Rung15Paths, TransposedProblemForFewRowsOfC) {
+  SGEMM_SKIP_UNSUPPORTED_RUNG(rung_number(RungId::every_shape_3xtf32));
+  for (const Shape& s : {Shape{300, 1100, 700}, Shape{129, 777, 1001}}) {
+    DeviceBuffer A(size_t(s.M) * s.K), B(size_t(s.K) * s.N), C(size_t(s.M) * s.N);
+    fill_matrix(A.get(), s.M, s.K, s.K, Fill::uniform, 51, 0.f, harness_->stream());
+    fill_matrix(B.get(), s.K, s.N, s.N, Fill::uniform, 52, 0.f, harness_->stream());
+    const Gemm g = gemm_of(Problem{s}, A.get(), B.get(), C.get());
+    for (int slices : {1, 2, 3}) {
+      SCOPED_TRACE(s.str() + " slices " + std::to_string(slices));
+      expect_repeatable(s, A, B, C, [&] {
+        return every_shape_3xtf32::launch_config(1, slices, g, harness_->stream());
+      });
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sgemm::testing
