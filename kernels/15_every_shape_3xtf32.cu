@@ -1,24 +1,20 @@
-// Rung 15: FP32 accuracy on tensor cores for every shape. Rung 14 runs the same two steps for
-// every problem: a pre-pass that splits A and B into TF32 hi and lo parts in a workspace (a
-// memset, two kernels), then the wgmma kernel over 128 x 128 tiles. Where that is slow, the
-// reason is not the tensor cores: at 128^3 to 512^3 the launches and the pre-pass's trip
-// through device memory take longer than cuBLAS SGEMM's whole call; on 256 x 4096 x 4096 or
-// 1024 x 1024 x 65536 the 64 tiles of C fill half of 132 SMs while each walks all of K. Now:
+// Rung 15: FP32 accuracy on tensor cores for every shape. Rung 14 runs a pre-pass that splits A
+// and B into TF32 hi and lo parts in a workspace, then wgmma over 128 x 128 tiles, for every
+// problem. Where that is slow the tensor cores are not why: at 128^3 to 512^3 the launches and
+// the pre-pass take longer than cuBLAS's whole call; on 256 x 4096 x 4096 or 1024 x 1024 x 65536
+// the 64 tiles of C fill half of 132 SMs while each walks all of K. Now:
 //
-//  - One launch where the pre-pass costs more than it saves: a fused kernel loads FP32 tiles of
-//    A and B from global memory into registers, splits them there and stores hi and lo into
-//    shared memory, already K-major and swizzled as wgmma's descriptors read them (B is
-//    transposed on the way, 4 x 4 floats a thread), while the tensor cores multiply the stage
-//    before. Any pointer alignment and leading dimension works; no workspace, and the guard
-//    flags are the block's own, in shared memory.
-//  - Slices of K for problems with few tiles of C (split-K). On the pre-pass path the slices of
-//    a tile are one thread-block cluster and add their sums in rank order through distributed
-//    shared memory (rung 17's exchange): one launch, no workspace for sums. The fused kernel's
-//    slices go through a workspace, and a second kernel adds them in a fixed order. Either way
-//    the result is bitwise the same on every run.
-//  - Many tiles: at most one block per SM, each walking several tiles, so that its producer
-//    fills the ring for the next tile while the consumers store this one; and the pre-pass's
-//    two kernels run as one launch.
+//  - One launch where the pre-pass costs more than it saves: a fused kernel loads FP32 tiles into
+//    registers, splits them and stores hi and lo into shared memory as wgmma reads them (B
+//    transposed on the way) while the tensor cores multiply the stage before. Any alignment and
+//    leading dimension; no workspace; the guard flags are the block's own.
+//  - Slices of K where C has few tiles. On the pre-pass path a tile's slices are one cluster and
+//    add their sums in rank order through distributed shared memory (rung 17's exchange); the
+//    fused kernel's go through a workspace and a second kernel. Bitwise the same on every run.
+//  - Many tiles: at most one block per SM, each walking several tiles (its producer fills the
+//    ring for the next tile while the consumers store this one); the pre-pass is one launch.
+//  - Where C has few columns (or few rows), the main kernel splits A (or B, computing
+//    C^T = B^T A^T) itself, in registers, and flags its rows: that operand crosses memory once.
 //  - The choice per problem: rung 14's pre-pass path where the pre-pass costs less than the
 //    fused kernel's split, else the fused kernel, with as many slices as fill the GPU.
 //
@@ -327,7 +323,11 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
 // Blocks of a cluster, a tile's slices: 8 is the portable most; 8 blocks of one per SM fit any GPC.
 constexpr int kMostRanks = 8;
 
-#include "every_shape_plumbing.cuh"  // loads, the slices' sum, one-launch pre-pass, multiply()
+// The pre-pass path's main kernel splits A itself where N <= kSplitAMaxN, and B where
+// M <= kSplitAMaxN < N (as the A of C^T = B^T A^T): where C has few columns (run_prepass).
+constexpr int kSplitAMaxN = 512;
+
+#include "every_shape_plumbing.cuh"  // loads, slices' sums, the pre-pass, multiply(), run_prepass()
 
 // ---- One launch: the split inside the kernel.
 
@@ -486,54 +486,6 @@ __global__ void __launch_bounds__(Fused::kThreads, 1)
 // ---- The launcher.
 
 constexpr int kPromote = 4;  // stages per chunk the tensor cores sum: 128 k (rung 14's)
-
-// K cut into `slices` slices of whole stages of `bk` (fewer where K is short): kSlice.
-struct Slicing {
-  int slices, kSlice;
-  Slicing(int K, int want, int bk) {
-    const int kTiles = (K + bk - 1) / bk;
-    want = std::max(1, std::min(want, kTiles));
-    kSlice = (kTiles + want - 1) / want * bk;
-    slices = (K + kSlice - 1) / kSlice;
-  }
-};
-
-cudaError_t run_fused(const Gemm& g, int slices, cudaStream_t stream, const int* limits);
-
-// Rung 14's path, with slices of K: split into the workspace (one launch), multiply (the slices
-// meet in the cluster, not in the workspace); the workspace goes back to the pool after the
-// kernels. Where the workspace cannot hold the split operands, the fused kernel runs, which needs
-// none. Where N <= kSplitAMaxN and A's rows are 16-byte aligned, the main kernel splits A itself
-// (the pre-pass only flags A's rows): A crosses memory once, not three times, but each column of
-// tiles splits it again, which pays only where C has few columns (docs/15).
-// Where M <= kSplitAMaxN < N instead (B large, C with few rows), the kernel computes
-// C^T = B^T A^T: B, read as it is, is its A, split in registers as above, and A's split (no
-// transpose: A's rows are K-major already) its B; the epilogue writes C^T's tiles into C.
-constexpr int kSplitAMaxN = 512;
-template <int BN, int BK, int STAGES, int PROMOTE>
-cudaError_t run_prepass(const Gemm& g, int want, int sms, cudaStream_t stream, const int* limits,
-                        int groupRows = 8) {
-  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
-  const Slicing cut(K, std::min(want, kMostRanks), BK);
-  const bool transposed = M <= kSplitAMaxN && N > kSplitAMaxN && aligned16(B, ldb) && !limits;
-  const bool splitA = !transposed && (N > kSplitAMaxN || !aligned16(A, lda));  // else in-kernel
-  const int Mk = transposed ? N : M, Nk = transposed ? M : N;  // the kernel's C: M x N, or C^T
-  runtime::Workspace<float> W(split_floats(Mk, Nk, K, splitA), stream);
-  if (W.error() == cudaErrorMemoryAllocation) return run_fused(g, 1, stream, limits);
-  if (W.error() != cudaSuccess) return W.error();
-  const Split s = split_layout(W.get(), Mk, Nk, K, splitA);
-  const cudaError_t err =
-      transposed ? split_a_as_b(g, s, stream) : split_operands_together(g, s, stream, limits);
-  if (err != cudaSuccess) return err;
-  if (splitA)  // a ring of 3 stages of 64 KiB; with A alone (no A_hi, A_lo), of 4 of 48 KiB
-    return multiply<BN, BK, STAGES, PROMOTE, false, false>(M, N, K, alpha, s, A, lda, B, ldb, beta,
-                                                           C, ldc, stream, groupRows, cut.slices,
-                                                           cut.kSlice, sms, limits);
-  constexpr auto straight = multiply<BN, BK, STAGES + 1, PROMOTE, true, false>;
-  constexpr auto swapped = multiply<BN, BK, STAGES + 1, PROMOTE, true, true>;
-  return (transposed ? swapped : straight)(Mk, Nk, K, alpha, s, A, lda, B, ldb, beta, C, ldc,
-                                           stream, groupRows, cut.slices, cut.kSlice, sms, limits);
-}
 
 // The fused kernel over slices of K: one launch for one slice; with several, the slices' sums
 // and flags go to the workspace and sum_slices finishes (where the workspace cannot hold them,
