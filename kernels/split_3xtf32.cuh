@@ -287,7 +287,7 @@ __device__ __forceinline__ void mma_stage(float (&acc)[BN / 2], const uint8_t* a
 
 // The split also keeps what the pre-pass's flags would say of A's rows, so that the pre-pass
 // does not read A at all: over a thread's elements of its two rows (row, row + 8), the least
-// magnitude - 1 and the greatest magnitude, as FP32 bits (two instructions an element).
+// magnitude - 1 and the greatest magnitude, as FP32 bits (three instructions an element).
 // needs_guard holds for one of them exactly when lowest < 2^-114 - 1 or highest >= Inf.
 struct RowsSeen {
   uint32_t lowest[2] = {~0u, ~0u}, highest[2] = {0u, 0u};

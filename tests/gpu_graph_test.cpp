@@ -56,6 +56,12 @@ std::vector<Case> cases() {
       // Each candidate of the one call.
       {"rung11", 11, kRowNN, 777, 555, 333, 0.f, kUniform, kUniform, kUniform, kUniform},
       {"rung15_NT", 15, rowNT, 1024, 768, 512, 0.25f, kUniform, kUniform, kUniform, kUniform},
+      // Rung 15's pre-pass path with a split in the main kernel (4 slices in a cluster): of A
+      // where C has few columns, of B (C^T = B^T A^T) where it has few rows.
+      {"rung15_split_a", 15, kRowNN, 2048, 256, 1024, 0.f, kUniform, kUniform, kExponents,
+       kUniform},
+      {"rung15_split_b", 15, kRowNN, 256, 2048, 1024, 0.5f, kUniform, kUniform, kUniform,
+       kExponents},
       {"rung17", 17, kRowNN, 300, 200, 1000, 0.f, kUniform, kUniform, kUniform, kUniform},
       // Rung 16's paths, and on the replay another path than the captured one.
       {"rung16_integer", 16, kRowNN, 1024, 1024, 1024, 0.f, kUniform, kUniform, kBigColumn,

@@ -6,6 +6,7 @@ share:
     bench(json, rung, shape)        '82.6%': the rung's % of its precision class's cuBLAS
     bench_gflops(json, rung, shape) '41235': its GFLOP/s (rung 0: cuBLAS, -1: cuBLAS TF32)
     bench_ratio(json, a, b, shape)  '1.05×': rung a's GFLOP/s over rung b's
+    bench_geomean(json, rung)       '176.4%': the geometric mean of its % over the shapes it ran
     h100_docs(quoted)               the rung docs that cite an H100 (in prose, or only in
                                     the kernel comments they quote)
 
@@ -15,6 +16,7 @@ the docs' measured tables show them.
 """
 import functools
 import json
+import math
 import os
 import re
 
@@ -126,6 +128,15 @@ def bench_gflops(rel, rung, shape):
 
 def bench_ratio(rel, a, b, shape):
     return f"{result(rel, a, shape).gflops / result(rel, b, shape).gflops:.2f}×"
+
+
+def bench_geomean(rel, rung):
+    """The geometric mean of the rung's % of its reference over the unpadded shapes it ran."""
+    pcts = [r.pct_of_reference for r in _results(rel)
+            if r.rung == int(rung) and not r.padded and r.status == "ok"]
+    if not pcts or int(rung) <= 0:
+        raise ladder.Error(f"{rel} has no % of a reference for rung {rung}")
+    return f"{100 * math.exp(sum(math.log(p / 100) for p in pcts) / len(pcts)):.1f}%"
 
 
 def rung_docs():

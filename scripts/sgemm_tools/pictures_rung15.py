@@ -4,7 +4,7 @@ rows by adding every rank's partial tile in rank order through distributed share
 beside it, the path and the slices rung 15's choose() gives each shape of the committed sweep.
 Drawn from kernels/15_every_shape_3xtf32.cu's constants (the Tile struct at run_prepass's
 template arguments, kPitch, kMostRanks, kMostSlices, kPromote, kFusedBelow, the Fused tile)
-and choose() and Slicing as the launcher computes them, on the sweep's GPU; the cluster of a
+and choose() as the launcher computes them, on the sweep's GPU; Slicing, and the cluster of a
 tile's slices as multiply() launches it (kernels/every_shape_plumbing.cuh)."""
 import json
 import os
@@ -44,14 +44,16 @@ class Rung15:
         for line in [r"plan\.fused = static_cast<double>\(M\) \* N \* K < kFusedBelow;",
                      r"\(sms \+ tiles - 1\) / tiles, kMostSlices\)",
                      r"\{sms / tiles, kMostRanks, K / \(kPromote \* 32\)\}",
-                     r"kSlice = \(kTiles \+ want - 1\) / want \* bk;",
-                     r"slices = \(K \+ kSlice - 1\) / kSlice;",
                      r"firstRow = rank \* BM / slices",
-                     r"Slicing cut\(K, std::min\(want, kMostRanks\), BK\);",
                      r"s\.x \+= p\.x"]:
-            src.find(line, "the line /" + line + "/ of choose(), Slicing or the cluster's sum")
-        line = r"clusterDim\.y = static_cast<unsigned>\(slices\);"  # multiply()'s cluster
-        Source(root, "kernels/every_shape_plumbing.cuh").find(line, "the line /" + line + "/")
+            src.find(line, "the line /" + line + "/ of choose() or the cluster's sum")
+        # Slicing, run_prepass and multiply()'s cluster live in the rung's plumbing.
+        plumbing = Source(root, "kernels/every_shape_plumbing.cuh")
+        for line in [r"kSlice = \(kTiles \+ want - 1\) / want \* bk;",
+                     r"slices = \(K \+ kSlice - 1\) / kSlice;",
+                     r"Slicing cut\(K, std::min\(want, kMostRanks\), BK\);",
+                     r"clusterDim\.y = static_cast<unsigned>\(slices\);"]:
+            plumbing.find(line, "the line /" + line + "/ of Slicing, run_prepass or multiply()")
 
     def plan(self, M, N, K, sms):
         """choose() then Slicing, as the launcher runs them: (fused, tiles, slices, kSlice)."""
@@ -186,7 +188,7 @@ def cluster_slices(root):
 # element, its address in the swizzled box, the split; a change to them must show here.
 FRAGMENT = (r"const int r = row \+ 8 \* \(v % 2\), "
             r"k = 16 \* half \+ 8 \* step \+ lane % 4 \+ 4 \* \(v / 2\);")
-ADDRESS = r"base \+ r \* kSpan \+ \(\(k / 4 \^ r % 8\) \* 16\) \+ k % 4 \* 4"
+ADDRESS = r"r \* kSpan \+ \(\(k / 4 \^ r % 8\) \* 16\) \+ k % 4 \* 4"
 ROW = r"row = threadIdx\.x / 32 % 4 \* 16 \+ lane / 4;"
 SPLIT = r"\(bits \+ \(\(bits & 0x7fffffffu\) < 0x7f7ff000u \? 0x1000u : 0u\)\) & 0xffffe000u"
 
