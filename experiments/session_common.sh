@@ -32,3 +32,16 @@ nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,clocks_eve
   --format=csv,nounits -lms 500 > "$W/clocks.csv" 2>&1 &
 clock_log=$!
 trap 'kill $clock_log 2>/dev/null; save' EXIT
+# gpu_tests BUILD LIMIT NAME [SUFFIX]: the GPU tests of BUILD (those matching $TESTS, a ctest -R
+# pattern, where set) in the time left before LIMIT seconds of the session, then $OUT/NAME as
+# scripts/gpu-session writes tests.txt, the GPU named as nvidia-smi names it, then SUFFIX.
+gpu_tests() {
+  local build=$1 limit=$2 name=$3 suffix=${4:-} gpu left=$(($2 - SECONDS))
+  [ "$left" -gt 10 ] || { echo "gpu_tests: no time left before $limit s"; return 1; }
+  step ctest "$left" ctest --test-dir "$build" -j 8 --timeout 300 -L gpu \
+    ${TESTS:+-R "$TESTS"} --output-junit "$W/ctest.xml"
+  grep -E "tests passed|tests failed" "$W/ctest.txt"; grep -E "^\s+[0-9]+ - " "$W/ctest.txt" | head -40
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
+  scripts/test-outcomes "$build" "$W/ctest.xml" --gpu "$gpu$suffix" > "$OUT/$name"
+  head -2 "$OUT/$name"
+}

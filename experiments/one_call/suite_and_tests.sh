@@ -23,10 +23,4 @@ for shape, p in pct.items():
     logs += [math.log(v / 100) for k, v in p.items() if "18_best" in k]
 print(f"rung 18 geometric mean over {len(logs)} shapes: {100 * math.exp(sum(logs) / len(logs)):.1f}%")
 PY
-left=$(( ${LIMIT:-520} - SECONDS ))
-step ctest "$left" ctest --test-dir "$B" -j 8 --timeout 200 -L gpu ${TESTS:+-R "$TESTS"} \
-  --output-junit "$W/ctest.xml"
-grep -E "tests passed|tests failed" "$W/ctest.txt"; grep -E "^\s+[0-9]+ - " "$W/ctest.txt" | head -30
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
-scripts/test-outcomes "$B" "$W/ctest.xml" --gpu "$gpu" > "$OUT/tests.txt"
-head -2 "$OUT/tests.txt"
+gpu_tests "$B" "${LIMIT:-520}" tests.txt

@@ -10,10 +10,4 @@ source "$(dirname "$0")/../session_common.sh"
 B=build-sm80
 step configure 120 cmake -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=80
 step build 300 cmake --build "$B" -j
-left=$(( ${LIMIT:-560} - SECONDS ))
-step ctest "$left" ctest --test-dir "$B" -j 8 --timeout 300 -L gpu ${TESTS:+-R "$TESTS"} \
-  --output-junit "$W/ctest.xml"
-grep -E "tests passed|tests failed" "$W/ctest.txt"; grep -E "^\s+[0-9]+ - " "$W/ctest.txt" | head -40
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
-scripts/test-outcomes "$B" "$W/ctest.xml" --gpu "$gpu (compute-8.0 build, JIT)" > "$OUT/tests_sm80.txt"
-head -2 "$OUT/tests_sm80.txt"
+gpu_tests "$B" "${LIMIT:-560}" tests_sm80.txt " (compute-8.0 build, JIT)"
