@@ -28,7 +28,7 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <tuple>
+#include <utility>
 
 #include "hopper.cuh"    // mbarriers, TMA copies, setmaxnreg, wgmma (docs/10 explains each)
 #include "pipeline.cuh"  // the ring, producer loop, register split, tile order (rungs 10, 14)

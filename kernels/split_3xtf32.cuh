@@ -399,20 +399,20 @@ cudaError_t split_maps(SplitMaps* maps, const Split& s, int M, int N, int K,
   constexpr CUtensorMapSwizzle kSwizzle =
       BK == 32 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B;
   constexpr CUtensorMapDataType kFloat = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-  cudaError_t err = cudaSuccess;
-  if (kMajorM) {
-    err = runtime::make_tensor_map(&maps->Ahi, A, kFloat, K, M, lda, BK, 32, kSwizzle);
-    maps->Alo = maps->Ahi;
-  }
   const float* aHi = s.Ahi ? s.Ahi : A;
   const float* aLo = s.Ahi ? s.Alo : A;
   const int ldA = s.Ahi ? s.Kp : lda;
-  for (auto [map, plane, rows, ld, box] : {std::tuple{&maps->Ahi, aHi, M, ldA, BM},
-                                           {&maps->Alo, aLo, M, ldA, BM},
-                                           {&maps->Bhi, s.Bhi, N, s.Kp, BN},
-                                           {&maps->Blo, s.Blo, N, s.Kp, BN}})
-    if (err == cudaSuccess && !(kMajorM && plane == A))
-      err = runtime::make_tensor_map(map, plane, kFloat, rows, K, ld, box, BK, kSwizzle);
+  cudaError_t err = cudaSuccess;
+  if (kMajorM)  // one map: the kernel reads no A_lo
+    err = runtime::make_tensor_map(&maps->Ahi, A, kFloat, K, M, lda, BK, 32, kSwizzle);
+  else
+    for (auto [map, plane] : {std::pair{&maps->Ahi, aHi}, {&maps->Alo, aLo}})
+      if (err == cudaSuccess)
+        err = runtime::make_tensor_map(map, plane, kFloat, M, K, ldA, BM, BK, kSwizzle);
+  if (kMajorM) maps->Alo = maps->Ahi;
+  for (auto [map, plane] : {std::pair{&maps->Bhi, s.Bhi}, {&maps->Blo, s.Blo}})
+    if (err == cudaSuccess)
+      err = runtime::make_tensor_map(map, plane, kFloat, N, K, s.Kp, BN, BK, kSwizzle);
   return err;
 }
 
