@@ -115,8 +115,7 @@ inline cudaError_t split_operands_together(const Gemm& g, const Split& s, cudaSt
   const long long blocks =
       static_cast<long long>(gridA.x) * gridA.y + static_cast<long long>(gridB.x) * gridB.y;
   if (blocks > 0x7fffffff) return split_operands(g.M, g.N, g.K, g.A, g.lda, g.B, g.ldb, s, stream);
-  const cudaError_t err =
-      cudaMemsetAsync(s.guard, 0, (static_cast<size_t>(g.M) + g.N) * sizeof(int), stream);
+  const cudaError_t err = clear_flags(s, g.M, g.N, stream);
   if (err != cudaSuccess) return err;
   const long long grid = limits ? std::min(blocks, kLimitedSplitBlocks) : blocks;
   split_both<<<static_cast<unsigned>(grid), kSplitThreads, 0, stream>>>(
@@ -128,8 +127,7 @@ inline cudaError_t split_operands_together(const Gemm& g, const Split& s, cudaSt
 // already laid out as the kernel's Bt planes (its N = M rows of K), so split_rows splits it into
 // them, no transpose, its rows' flags after the kernel's M = N rows'; B is not read here.
 inline cudaError_t split_a_as_b(const Gemm& g, const Split& s, cudaStream_t stream) {
-  const cudaError_t err =
-      cudaMemsetAsync(s.guard, 0, (static_cast<size_t>(g.M) + g.N) * sizeof(int), stream);
+  const cudaError_t err = clear_flags(s, g.M, g.N, stream);
   if (err != cudaSuccess) return err;
   split_rows<<<split_rows_grid(g.M, g.K), kSplitThreads, 0, stream>>>(g.M, g.K, g.A, g.lda, s.Bhi,
                                                                       s.Blo, s.Kp, s.guard + g.N);

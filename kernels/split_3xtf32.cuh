@@ -425,10 +425,15 @@ inline dim3 split_transpose_grid(int N, int K, int tile) {
   return dim3((N + tile - 1) / tile, std::min((K + tile - 1) / tile, 65535));
 }
 
+// The guard flags (M + N) zeroed on the stream, before a pre-pass sets some of them.
+inline cudaError_t clear_flags(const Split& s, int M, int N, cudaStream_t stream) {
+  return cudaMemsetAsync(s.guard, 0, (static_cast<size_t>(M) + N) * sizeof(int), stream);
+}
+
 // The pre-pass: the flags zeroed; A -> A_hi, A_lo; B -> Bt_hi, Bt_lo; the flags set.
 inline cudaError_t split_operands(int M, int N, int K, const float* A, int lda, const float* B,
                                   int ldb, const Split& s, cudaStream_t stream) {
-  cudaError_t err = cudaMemsetAsync(s.guard, 0, (static_cast<size_t>(M) + N) * sizeof(int), stream);
+  cudaError_t err = clear_flags(s, M, N, stream);
   if (err != cudaSuccess) return err;
   if (s.Ahi)  // (else the main kernel splits A and flags its rows)
     split_rows<<<split_rows_grid(M, K), kSplitThreads, 0, stream>>>(M, K, A, lda, s.Ahi, s.Alo,
