@@ -272,6 +272,72 @@ def split_a(root):
     return s
 
 
+# The line of mma_stage_split_a that places element v of a thread in B^T's boxes (kMajorM).
+MAJOR_M = (r"majorM\[v\] = r / 32 \* BK \* kSpan \+ k8 \* kSpan \+ "
+           r"\(\(r % 32 / 4 \^ k8\) \* 16\) \+ r % 4 \* 4;")
+
+
+def split_b(root):
+    """C^T = B^T A^T: the kernel's A is B^T, which TMA reads from the row-major B in boxes of
+    BK k-rows x 32 columns; warp 0's register a0 (rows 0-7 of C^T, k 0-3) read across the first
+    box, and the banks one LDS.32 of the warp meets."""
+    r = Rung15(root)
+    head = Source(root, "kernels/split_3xtf32.cuh")
+    tile = head.find(r"static_assert\(kSpan == (\d+) && BK == (\d+)", "the split's tile")
+    span, bk = int(tile.group(1)), int(tile.group(2))
+    for line in (MAJOR_M, ROW):
+        head.find(line, "the line /" + line + "/ of mma_stage_split_a")
+    most = r.src.constants()["kSplitAMaxN"]
+    box_cols = span // 4  # floats of a box row: one swizzle span
+    chunks = span // 16
+
+    def place(row, k8):  # majorM[v]'s bytes, for the first box (row < 32)
+        return row // 32 * bk * span + k8 * span + ((row % 32 // 4 ^ k8) * 16) + row % 4 * 4
+
+    k = {"kSpan": span, "BK": bk, "kSplitAMaxN": most}
+    s = Svg("15 · B split in the main kernel: C^T = B^T A^T, B^T's fragment across TMA's boxes",
+            "kernels/split_3xtf32.cuh (mma_stage_split_a<…, kMajorM>), " + r.src.path, k, 300,
+            width=800)
+    bx, by, bw, ch = 60, 90, 90, 24
+    s.text(20, by - 48, f"Where M ≤ {most} < N: B (K × N, row-major) is read as it lies, in boxes "
+           f"of {bk} k × {box_cols} columns (= rows of C^T);", size=12, bold=True)
+    s.text(20, by - 32, "16-byte chunk q of k-row k at position q ^ k % 8. Register a0 of warp 0: "
+           "lane l holds C^T's row l / 4 at k = l % 4.", size=11)
+    s.text(20, by - 16, "Each cell: a 16-byte position of box 0's first four k-rows, the columns "
+           "it holds, and the lanes that read it.", size=11)
+    reads = {}
+    for lane in range(32):
+        row, k8 = lane // 4, lane % 4
+        byte = place(row, k8)
+        reads.setdefault((k8, byte % span // 16), []).append(lane)
+    for k8 in range(4):
+        for pos in range(chunks):
+            q = pos ^ k8 % 8
+            lanes = reads.get((k8, pos), [])
+            s.rect(bx + pos * bw, by + k8 * ch, bw, ch, fill=PALETTE[0] if lanes else LIGHT,
+                   stroke=GREY, sw=0.5)
+            label = f"n{4 * q}–{4 * q + 3}" + (" l" + ",".join(map(str, lanes)) if lanes else "")
+            s.text(bx + pos * bw + bw / 2, by + k8 * ch + 16, label, size=8.5, anchor="middle")
+        s.text(bx - 6, by + k8 * ch + 16, f"k{k8}", size=10, anchor="end")
+    banks = {}
+    for lane in range(32):
+        bank = place(lane // 4, lane % 4) // 4 % 32
+        banks[bank] = banks.get(bank, 0) + 1
+    ways = max(banks.values())
+    s.lines(20, by + 4 * ch + 30, [
+        f"one LDS.32 of the warp (register a0): {len(banks)} different banks, "
+        f"{ways} lanes on each: a {ways}-way conflict" if ways > 1 else
+        f"one LDS.32 of the warp (register a0): {len(banks)} banks, no conflict",
+        "(C^T's rows 0–3 and 4–7 sit in one 16-byte chunk pair, which the k-rows' swizzle "
+        "moves only among 4 positions)",
+        "the split, the flags and the two wgmma groups are A's (15_split_a.svg); "
+        "A's split, not transposed, is the kernel's B;",
+        "the epilogue writes C^T's element (row, col) to C's (col, row)"], size=11, step=16)
+    s.caption(["Not to scale. Drawn from the majorM line of mma_stage_split_a."])
+    return s
+
+
 def draw(root):
     return {"15_cluster_slices.svg": lambda: cluster_slices(root),
-            "15_split_a.svg": lambda: split_a(root)}
+            "15_split_a.svg": lambda: split_a(root),
+            "15_split_b.svg": lambda: split_b(root)}
