@@ -65,12 +65,12 @@ sgemm_bench_test(no_gpu cpu EXIT 3 ENV CUDA_VISIBLE_DEVICES= ARGS --sizes=64
 # Column-major with op(A) = T: validated against cuBLAS with the same ops, then timed; the one
 # call (rung 18), which runs on every GPU the build has code for.
 sgemm_bench_test(gpu_operations gpu EXIT 0
-  ARGS --rungs=0,18 --mnk=130,67,257 --mnk=1000,1000,1000 --layout=col --ops=TN
+  ARGS --rungs=0,18 --mnk=130,67,257 --mnk=1000,1000,1000 --layout=col --ops=TN ${quick_timing}
   EXPECT "130x67x257/col/TN" "vs cublas: exact PASS" pct_of_reference)
 # A short real sweep: every rung validated and timed, a skip for time. Skipped without a GPU.
 sgemm_bench_test(gpu_sweep gpu EXIT 0
   ARGS --mnk=128,128,128 --mnk=1000x1000x1000 --mnk=4097,130,33 --mnk=2048,2048,2048
-       --max-seconds-per-run=0.0001
+       --max-seconds-per-run=0.0001 ${quick_timing}
   EXPECT "GFLOP/s" pct_of_reference "vs cublas: exact PASS" "vs cublas_tf32: exact PASS"
          "would take" ${rung_names})
 
