@@ -7,6 +7,8 @@ share:
     bench_gflops(json, rung, shape) '41235': its GFLOP/s (rung 0: cuBLAS, -1: cuBLAS TF32)
     bench_ratio(json, a, b, shape)  '1.05×': rung a's GFLOP/s over rung b's
     bench_geomean(json, rung)       '176.4%': the geometric mean of its % over the shapes it ran
+    best_path_worst(txt)            '0.975× (span=16 at 4096³)': the one call's worst row against
+                                    its best path (experiments/one_call/best_path.sh's table)
     h100_docs(quoted)               the rung docs that cite an H100 (in prose, or only in
                                     the kernel comments they quote)
 
@@ -137,6 +139,20 @@ def bench_geomean(rel, rung):
     if not pcts or int(rung) <= 0:
         raise ladder.Error(f"{rel} has no % of a reference for rung {rung}")
     return f"{100 * math.exp(sum(math.log(p / 100) for p in pcts) / len(pcts)):.1f}%"
+
+
+def best_path_worst(rel):
+    """The row of best_path.txt where rung 18 over the faster of rungs 15 and 16 is least."""
+    try:
+        with open(os.path.join(ladder.ROOT, rel)) as f:
+            rows = [line.strip("| \n").split(" | ") for line in f if line.startswith("| ")]
+    except OSError as e:
+        raise ladder.Error(f"cannot read {rel}: {e.strerror}") from None
+    rows = [r for r in rows if len(r) == 6 and re.fullmatch(r"[0-9.]+", r[5])]
+    if not rows:
+        raise ladder.Error(f"{rel} has no rows of rung 18 over its best path")
+    inputs, shape, *_, ratio = min(rows, key=lambda r: float(r[5]))
+    return f"{ratio}× ({inputs} at {shape.split('x')[0]}³)"
 
 
 def rung_docs():
