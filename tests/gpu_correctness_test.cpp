@@ -248,9 +248,10 @@ TEST_F(Rung15Paths, BitwiseRepeatableOnEverySliceCount) {
   }
 }
 
-// Where N <= 512 and A's rows are 16-byte aligned, the pre-pass path splits A in its main kernel
-// (docs/15): the products are the pre-pass split's, so C is bitwise the C of the same A one float
-// further on, whose rows are not 16-byte aligned (the pre-pass splits it), for 1 and 2 slices.
+// Where N <= kSplitAMaxN (1024) and A's rows are 16-byte aligned, the pre-pass path splits A in
+// its main kernel (docs/15): the products are the pre-pass split's, so C is bitwise the C of the
+// same A one float further on, whose rows are not 16-byte aligned (the pre-pass splits it), for 1
+// and 2 slices.
 TEST_F(Rung15Paths, SplitOfAInTheKernelIsBitwiseThePrePassSplit) {
   SGEMM_SKIP_UNSUPPORTED_RUNG(rung_number(RungId::every_shape_3xtf32));
   const Shape s{1000, 256, 1500};  // N <= kSplitAMaxN; lda = 1500, a multiple of 4 floats
@@ -276,14 +277,14 @@ TEST_F(Rung15Paths, SplitOfAInTheKernelIsBitwiseThePrePassSplit) {
   }
 }
 
-// Where M <= 512 < N and B's rows are 16-byte aligned, the pre-pass path computes C^T = B^T A^T
-// (B split in the main kernel, A's split its other operand, C written transposed): within
-// FP32's tolerance and bitwise repeatable, 1 to 3 slices (padded leading dimensions, alpha,
-// beta and FP32's edges: tests/gpu_semantics_test.cpp's 40 x 600 x 72).
+// Where M <= kSplitAMaxN (1024) < N and B's rows are 16-byte aligned, the pre-pass path computes
+// C^T = B^T A^T (B split in the main kernel, A's split its other operand, C written transposed):
+// within FP32's tolerance and bitwise repeatable, 1 to 3 slices (padded leading dimensions,
+// alpha, beta and FP32's edges: tests/gpu_semantics_test.cpp's 40 x 1100 x 72).
 TEST_F(Rung15Paths, TransposedProblemForFewRowsOfC) {
   SGEMM_SKIP_UNSUPPORTED_RUNG(rung_number(RungId::every_shape_3xtf32));
   // (N a multiple of 4: B's rows 16-byte aligned; 129 x 1001 leaves A's rows unaligned)
-  for (const Shape& s : {Shape{300, 1100, 700}, Shape{129, 780, 1001}}) {
+  for (const Shape& s : {Shape{300, 1100, 700}, Shape{129, 1060, 1001}}) {
     DeviceBuffer A(size_t(s.M) * s.K), B(size_t(s.K) * s.N), C(size_t(s.M) * s.N);
     fill_matrix(A.get(), s.M, s.K, s.K, Fill::uniform, 51, 0.f, harness_->stream());
     fill_matrix(B.get(), s.K, s.N, s.N, Fill::uniform, 52, 0.f, harness_->stream());

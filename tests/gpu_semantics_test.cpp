@@ -26,14 +26,16 @@ namespace sgemm::testing {
 namespace {
 
 // Odd shapes, padded leading dimensions, and A, B and C 4 bytes past 16-byte alignment; one
-// with few rows of C and many columns (rung 15's pre-pass path computes it as C^T = B^T A^T).
+// with few rows of C and many columns (M <= 1024 < N: rung 15's pre-pass path computes it as
+// C^T = B^T A^T).
 std::vector<Problem> layouts() {
   Problem misaligned{{64, 72, 96}};
   misaligned.offset = {1, 1, 1};
   Problem padded_misaligned{{130, 67, 257, 257 + 3, 67 + 1, 67 + 5}};
   padded_misaligned.offset = {3, 2, 1};
-  return {Problem{{37, 45, 29}}, Problem{{1, 1, 1}},        misaligned,
-          padded_misaligned,     Problem{{256, 256, 2048}}, Problem{{40, 600, 72, 76, 604, 601}}};
+  return {
+      Problem{{37, 45, 29}}, Problem{{1, 1, 1}},        misaligned,
+      padded_misaligned,     Problem{{256, 256, 2048}}, Problem{{40, 1100, 72, 76, 1104, 1101}}};
 }
 
 // A host matrix into a fresh device buffer, `offset` floats in.

@@ -4,7 +4,7 @@
 # pre-pass cheaper there, which should move the break-even N lower. One GPU call: rung 15 as it
 # is (after) against two copies of its kernel files (before), kSplitAMaxN 0 (A never split in
 # the kernel: the pre-pass path of before the change) and 2048, cuBLAS in turn, on shapes with N
-# from 256 to 2048; then the GPU tests of rung 15, the new bitwise test among them.
+# from 256 to 2048; then the GPU tests matching TESTS (a ctest -R pattern), where set.
 # Reading it: with 0, after/before > 1 where the split pays at N <= 512; with 2048, after/before
 # < 1 at 512 < N <= 2048 where a higher limit would pay.
 #   experiments/rung15/split_a_limit.sh
@@ -28,6 +28,4 @@ step limit_0 150 $B/before_after_0 --rung 15 $shapes
 cat "$W/limit_0.txt"
 step limit_2048 150 $B/before_after_2048 --rung 15 $shapes
 cat "$W/limit_2048.txt"
-step ctest15 200 ctest --test-dir $B -j 8 --timeout 150 --output-on-failure \
-  -R "15_every|Rung15|Planted|Semantic"
-grep -E "tests passed|tests failed" "$W/ctest15.txt"
+[ -z "${TESTS:-}" ] || gpu_tests "$B" "${LIMIT:-540}" tests.txt

@@ -7,6 +7,7 @@
     sass_holds(rung, opcode)    what tests/sass_expectations.json requires of the rung's SASS
                                 for an opcode, as a phrase
     fallbacks()                 {rung: [the rungs it falls back to]} (kernels/fallbacks.inc)
+    constant(rung, name)        '1024': a file-level constexpr int of the rung's kernel file
 
 The constants come from the kernel file: its file-level `constexpr int`s (rungs 4-6), the
 template arguments of its first `launch_tile<...>` (or of the one a selector such as
@@ -76,6 +77,13 @@ def constants(text, names, indented):
         if value is not None:
             names[m["name"]] = value
     return names
+
+
+def constant(rung, name):
+    names = constants(source(rung.kernel), {}, indented=False)
+    if name not in names:
+        raise ladder.Error(f"{rung.kernel} has no file-level constexpr int {name}")
+    return str(names[name])
 
 
 def struct(text, name):
