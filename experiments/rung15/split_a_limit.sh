@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# Where does rung 15's split of A in the main kernel stop paying, on this GPU? kSplitAMaxN (512)
-# was fitted on the H100 alone (results/h100/experiments.txt); the H200's faster memory makes the
-# pre-pass cheaper there, which should move the break-even N lower. One GPU call: rung 15 as it
-# is (after) against two copies of its kernel files (before), kSplitAMaxN 0 (A never split in
-# the kernel: the pre-pass path of before the change) and 2048, cuBLAS in turn, on shapes with N
-# from 256 to 2048; then the GPU tests matching TESTS (a ctest -R pattern), where set.
-# Reading it: with 0, after/before > 1 where the split pays at N <= 512; with 2048, after/before
-# < 1 at 512 < N <= 2048 where a higher limit would pay.
+# Where does rung 15's split in the main kernel stop paying, on this GPU? One GPU call: rung 15
+# as it is (after, kSplitAMaxN as committed) against two copies of its kernel files (before) at
+# kSplitAMaxN 0 (never split in the kernel: the pre-pass path alone) and 2048, cuBLAS in turn, on
+# shapes with N from 256 to 2048; then the GPU tests matching TESTS (a ctest -R pattern), where
+# set. Reading it: with 0, after/before > 1 where the split pays at N <= kSplitAMaxN; with 2048,
+# after/before < 1 where a higher limit would pay. Run at ce1b602 (limit 512) on both GPUs, it
+# moved the limit to 1024 (results/*/experiments/rung15_limit_*.txt, experiments.txt).
 #   experiments/rung15/split_a_limit.sh
 source "$(dirname "$0")/../session_common.sh"
 configure_and_build

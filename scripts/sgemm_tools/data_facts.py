@@ -58,12 +58,16 @@ def counted(n, noun):
     return f"{WORDS[n] if n < len(WORDS) else n} {noun}{'' if n == 1 else 's'}"
 
 
-def load_json(rel):
+def read_text(rel):
     try:
         with open(os.path.join(ladder.ROOT, rel)) as f:
-            return json.load(f)
+            return f.read()
     except OSError as e:
         raise ladder.Error(f"cannot read {rel}: {e.strerror}") from None
+
+
+def load_json(rel):
+    return json.loads(read_text(rel))
 
 
 def runs(rel):
@@ -143,11 +147,8 @@ def bench_geomean(rel, rung):
 
 def best_path_worst(rel):
     """The row of best_path.txt where rung 18 over the faster of rungs 15 and 16 is least."""
-    try:
-        with open(os.path.join(ladder.ROOT, rel)) as f:
-            rows = [line.strip("| \n").split(" | ") for line in f if line.startswith("| ")]
-    except OSError as e:
-        raise ladder.Error(f"cannot read {rel}: {e.strerror}") from None
+    rows = [line.strip("| ").split(" | ") for line in read_text(rel).splitlines()
+            if line.startswith("| ")]
     rows = [r for r in rows if len(r) == 6 and re.fullmatch(r"[0-9.]+", r[5])]
     if not rows:
         raise ladder.Error(f"{rel} has no rows of rung 18 over its best path")
