@@ -1,95 +1,16 @@
-// The library's runtime (runtime.h): device facts, tensor maps and the workspace.
-#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
+// The kernels' runtime, the workspace (workspace.h), and its public side (sgemm/sgemm.h).
+#include <cuda_runtime.h>
 
 #include <cctype>
 #include <cstdlib>
 #include <mutex>
 #include <string>
 
-#include "runtime.h"
-#include "sgemm.h"
+#include "runtime/device.h"  // kMaxDevices, RelaxedCapture
+#include "runtime/workspace.h"
+#include "sgemm/sgemm.h"
 
 namespace sgemm::runtime {
-
-cudaError_t multiprocessors(int* count) {
-  static PerDevice<int> known;
-  return known.get(count, [](int device, int* out) {
-    return cudaDeviceGetAttribute(out, cudaDevAttrMultiProcessorCount, device);
-  });
-}
-
-cudaError_t compute_capability(int* version) {
-  static PerDevice<int> known;
-  return known.get(version, [](int device, int* out) {
-    int major = 0, minor = 0;
-    cudaError_t err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-    if (err == cudaSuccess)
-      err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
-    *out = 10 * major + minor;
-    return err;
-  });
-}
-
-namespace {
-
-// cuTensorMapEncodeTiled is a driver function; the runtime hands out its address, so the
-// library links the CUDA runtime only, not libcuda. Looked up once per process (a thread that
-// races another looks it up too, harmlessly); a failed lookup is not cached.
-cudaError_t tensor_map_encoder(PFN_cuTensorMapEncodeTiled_v12000* encode) {
-  static std::atomic<PFN_cuTensorMapEncodeTiled_v12000> found{nullptr};
-  *encode = found.load();
-  if (*encode != nullptr) return cudaSuccess;
-  RelaxedCapture relaxed;  // once: no part of a captured graph (runtime.h)
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult result = cudaDriverEntryPointSymbolNotFound;
-#if CUDART_VERSION >= 12050
-  // 12000: the version of the function's ABI, the one in the typedef's name
-  const cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
-                                                           cudaEnableDefault, &result);
-#else  // CUDA 12.0 to 12.4 have only the unversioned lookup (deprecated since)
-  const cudaError_t err =
-      cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &result);
-#endif
-  if (err != cudaSuccess) return err;
-  if (result == cudaDriverEntryPointVersionNotSufficent) return cudaErrorInsufficientDriver;
-  if (result != cudaDriverEntryPointSuccess || fn == nullptr) return cudaErrorSymbolNotFound;
-  *encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
-  found.store(*encode);
-  return cudaSuccess;
-}
-
-int element_bytes(CUtensorMapDataType type) {
-  switch (type) {
-    case CU_TENSOR_MAP_DATA_TYPE_UINT8:
-      return 1;
-    case CU_TENSOR_MAP_DATA_TYPE_FLOAT64:
-      return 8;
-    default:
-      return 4;  // FLOAT32, INT32, TFLOAT32 and the others the rungs use
-  }
-}
-
-}  // namespace
-
-cudaError_t make_tensor_map(CUtensorMap* map, const void* base, CUtensorMapDataType type,
-                            long long rows, long long cols, long long ld, int boxRows, int boxCols,
-                            CUtensorMapSwizzle swizzle) {
-  PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
-  const cudaError_t err = tensor_map_encoder(&encode);
-  if (err != cudaSuccess) return err;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * element_bytes(type)};  // of dim 1
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(boxCols), static_cast<cuuint32_t>(boxRows)};
-  const cuuint32_t step[2] = {1, 1};  // every element of the box, no stride
-  const CUresult result =
-      encode(map, type, 2, const_cast<void*>(base), dims, strides, box, step,
-             CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  // The encoder only checks its arguments against TMA's rules (CUDA_ERROR_INVALID_VALUE).
-  return result == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
-}
-
-// ---- The workspace.
 
 namespace {
 

@@ -1,0 +1,18 @@
+// The kernels' runtime, tensor maps: TMA's description of a matrix in global memory, encoded
+// through the driver (tensor_map.cu), for the Hopper rungs' copies.
+#pragma once
+
+#include <cuda.h>  // CUtensorMap and its enums (types only: libcuda is not linked)
+#include <cuda_runtime_api.h>
+
+namespace sgemm::runtime {
+
+// A tensor map of the row-major rows x cols matrix at `base`, rows `ld` elements apart, read in
+// boxes of boxRows x boxCols elements. Dimension 0 is the contiguous one. Elements of a box
+// outside the matrix arrive as zeros. cudaErrorInvalidValue when TMA's rules refuse it (a base
+// not 16-byte aligned, rows not a multiple of 16 bytes apart, a box over 256 a side).
+cudaError_t make_tensor_map(CUtensorMap* map, const void* base, CUtensorMapDataType type,
+                            long long rows, long long cols, long long ld, int boxRows, int boxCols,
+                            CUtensorMapSwizzle swizzle);
+
+}  // namespace sgemm::runtime
