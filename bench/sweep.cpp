@@ -5,7 +5,7 @@
 
 #include "measure.h"
 #include "report.h"
-#include "sgemm.h"
+#include "sgemm/sgemm.h"
 
 namespace sgemm::bench {
 

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "harness.h"
-#include "sgemm.h"
+#include "sgemm/sgemm.h"
 
 namespace sgemm::bench {
 

@@ -6,7 +6,7 @@
 // consecutive floats, which coalesce into 4 sectors, and its load of A is one broadcast.
 #include <cuda_runtime.h>
 
-#include "sgemm.h"  // Gemm: the problem, as every rung's launcher takes it
+#include "launchers.h"  // Gemm, and the one launcher signature every rung shares
 
 namespace sgemm::coalesced {
 
@@ -28,7 +28,7 @@ __global__ void __launch_bounds__(kBlockRows* kBlockCols)
   *c = beta == 0.f ? alpha * acc : alpha * acc + beta * *c;
 }
 
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   const dim3 block(kBlockCols, kBlockRows);
   const dim3 grid((N + kBlockCols - 1) / kBlockCols, (M + kBlockRows - 1) / kBlockRows);

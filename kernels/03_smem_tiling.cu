@@ -9,7 +9,7 @@
 // the inner loop needs no bounds checks and any M, N, K works.
 #include <cuda_runtime.h>
 
-#include "sgemm.h"  // Gemm: the problem, as every rung's launcher takes it
+#include "launchers.h"  // Gemm, and the one launcher signature every rung shares
 
 namespace sgemm::smem_tiling {
 
@@ -54,7 +54,7 @@ __global__ void __launch_bounds__(BM* BN)
   *c = beta == 0.f ? alpha * acc : alpha * acc + beta * *c;
 }
 
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   const dim3 block(BN, BM);
   const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);

@@ -7,7 +7,7 @@
 // one element of each tile per step.
 #include <cuda_runtime.h>
 
-#include "sgemm.h"  // Gemm: the problem, as every rung's launcher takes it
+#include "launchers.h"  // Gemm, and the one launcher signature every rung shares
 
 namespace sgemm::blocktiling_1d {
 
@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   const dim3 block(kThreads);
   const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);

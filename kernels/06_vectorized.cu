@@ -12,7 +12,7 @@
 
 #include <cstdint>
 
-#include "sgemm.h"  // Gemm: the problem, as every rung's launcher takes it
+#include "launchers.h"  // Gemm, and the one launcher signature every rung shares
 
 namespace sgemm::vectorized {
 
@@ -120,7 +120,7 @@ __global__ void __launch_bounds__(kThreads, 2)
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   const dim3 block(kThreads);
   const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "sgemm.h"  // Gemm: the problem, as every rung's launcher takes it
+#include "launchers.h"  // Gemm, and the one launcher signature every rung shares
 
 namespace sgemm::autotuned {
 
@@ -141,15 +141,11 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
   return cudaGetLastError();
 }
 
-#ifndef SGEMM_AUTOTUNE_CANDIDATES  // scripts/autotune includes this file for the kernel only
-
 // The tile scripts/autotune chose at 4096 on the H200 and on the H100 (every candidate's time
 // is in results/<gpu>/autotune.csv); on another GPU, run scripts/autotune there.
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   return launch_tile<128, 128, 32, 16, 4>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
 }
-
-#endif  // SGEMM_AUTOTUNE_CANDIDATES
 
 }  // namespace sgemm::autotuned

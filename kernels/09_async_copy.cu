@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "runtime.h"  // the shared-memory opt-in
-#include "sgemm.h"    // Gemm: the problem, as every rung's launcher takes it
+#include "launchers.h"       // Gemm, and the one launcher signature every rung shares
+#include "runtime/device.h"  // the shared-memory opt-in
 
 namespace sgemm::async_copy {
 
@@ -228,15 +228,11 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
   return aligned16(B) && ldb % 4 == 0 ? run(std::true_type{}) : run(std::false_type{});
 }
 
-#ifndef SGEMM_AUTOTUNE_CANDIDATES  // scripts/autotune includes this file for the kernel only
-
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   //                BM   BN  BK  WM  WN WNITER TM TN STAGES
   return launch_tile<128, 256, 16, 64, 64, 4, 4, 4, 3>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
                                                        stream);
 }
-
-#endif  // SGEMM_AUTOTUNE_CANDIDATES
 
 }  // namespace sgemm::async_copy

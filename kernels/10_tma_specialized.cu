@@ -15,10 +15,11 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "hopper.cuh"    // mbarriers, TMA copies, setmaxnreg (docs/10 explains each)
-#include "pipeline.cuh"  // the mbarrier ring, producer loop, register split (rung 10)
-#include "runtime.h"     // tensor maps, the shared-memory opt-in, the Hopper check
-#include "sgemm.h"       // Gemm: the problem, as every rung's launcher takes it
+#include "hopper/hopper.cuh"     // mbarriers, TMA copies, setmaxnreg (docs/10 explains each)
+#include "hopper/pipeline.cuh"   // the mbarrier ring, producer loop, register split (rung 10)
+#include "launchers.h"           // Gemm, and the one launcher signature every rung shares
+#include "runtime/device.h"      // the shared-memory opt-in, the Hopper check
+#include "runtime/tensor_map.h"  // tensor maps
 
 namespace sgemm::tma_specialized {
 

@@ -14,10 +14,12 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "hopper.cuh"    // mbarriers, TMA copies, setmaxnreg (docs/10 explains each)
-#include "pipeline.cuh"  // the mbarrier ring, producer loop, register split (rung 10)
-#include "runtime.h"     // tensor maps, the shared-memory opt-in, device facts, the workspace
-#include "sgemm.h"       // Gemm: the problem, as every rung's launcher takes it
+#include "hopper/hopper.cuh"     // mbarriers, TMA copies, setmaxnreg (docs/10 explains each)
+#include "hopper/pipeline.cuh"   // the mbarrier ring, producer loop, register split (rung 10)
+#include "launchers.h"           // Gemm, and the one launcher signature every rung shares
+#include "runtime/device.h"      // the shared-memory opt-in, device facts
+#include "runtime/tensor_map.h"  // tensor maps
+#include "runtime/workspace.h"   // the workspace
 
 namespace sgemm::every_shape {
 
@@ -408,7 +410,7 @@ cudaError_t launch_config(int config, int slices, int M, int N, int K, float alp
   return run_readable(plan, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
 }
 
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   cudaError_t err = runtime::require_sm90();
   if (err != cudaSuccess) return err;

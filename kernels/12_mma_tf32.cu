@@ -17,8 +17,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "runtime.h"  // the shared-memory opt-in
-#include "sgemm.h"    // Gemm: the problem, as every rung's launcher takes it
+#include "launchers.h"       // Gemm, and the one launcher signature every rung shares
+#include "runtime/device.h"  // the shared-memory opt-in
 
 namespace sgemm::mma_tf32 {
 
@@ -299,7 +299,7 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
 
 // The tile: 8 warps of 64 x 64 (128 accumulators each) on a 128 x 256 block tile, BK = 32,
 // 3 stages (157.5 KiB of ring).
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
   //                BM   BN  BK  WM  WN STAGES
   return launch_tile<128, 256, 32, 64, 64, 3>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);

@@ -16,8 +16,9 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "runtime.h"  // the shared-memory opt-in, the workspace (the guard flags)
-#include "sgemm.h"    // Gemm: the problem, as every rung's launcher takes it
+#include "launchers.h"          // Gemm, and the one launcher signature every rung shares
+#include "runtime/device.h"     // the shared-memory opt-in
+#include "runtime/workspace.h"  // the workspace (the guard flags)
 
 namespace sgemm::mma_3xtf32 {
 
@@ -126,14 +127,6 @@ __device__ __forceinline__ void mma_m16n8k8(float (&d)[4], const uint32_t (&p)[4
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(p[0]), "r"(p[1]), "r"(p[2]), "r"(p[3]), "r"(q[0]), "r"(q[1]));
 }
-
-// Tests compile this file with SGEMM_PLANT_NO_SMALL_PRODUCTS (tests/planted_kernels.cu) to
-// prove that the FP32 checks fail a 3xTF32 kernel that computes at TF32 accuracy.
-#ifdef SGEMM_PLANT_NO_SMALL_PRODUCTS
-constexpr bool kSmallProducts = false;
-#else
-constexpr bool kSmallProducts = true;
-#endif
 
 // Tile rows of C per band of the block order: the blocks of one band walk it column by column.
 constexpr int kGroupRows = 8;
@@ -301,12 +294,10 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
 #pragma unroll
         for (int m0 = 0; m0 < T::MITER; m0 += T::kPartTiles) {
           float part[T::kPartTiles][4] = {};  // (kPartTiles, 4) d-fragments: this step's sums
-          if constexpr (kSmallProducts) {
 #pragma unroll
-            for (int mi = 0; mi < T::kPartTiles; ++mi) mma_m16n8k8(part[mi], bSmall, a[m0 + mi]);
+          for (int mi = 0; mi < T::kPartTiles; ++mi) mma_m16n8k8(part[mi], bSmall, a[m0 + mi]);
 #pragma unroll
-            for (int mi = 0; mi < T::kPartTiles; ++mi) mma_m16n8k8(part[mi], b, aSmall[m0 + mi]);
-          }
+          for (int mi = 0; mi < T::kPartTiles; ++mi) mma_m16n8k8(part[mi], b, aSmall[m0 + mi]);
 #pragma unroll
           for (int mi = 0; mi < T::kPartTiles; ++mi) mma_m16n8k8(part[mi], b, a[m0 + mi]);
 #pragma unroll

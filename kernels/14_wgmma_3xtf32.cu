@@ -27,17 +27,20 @@
 #include <cstdint>
 #include <utility>
 
-#include "hopper.cuh"    // mbarriers, TMA copies, setmaxnreg, wgmma (docs/10 explains each)
-#include "pipeline.cuh"  // the ring, producer loop, register split, tile order (rungs 10, 14)
-#include "runtime.h"     // tensor maps, the shared-memory opt-in, the Hopper check, the workspace
-#include "sgemm.h"       // Gemm: the problem, as every rung's launcher takes it
+#include "hopper/hopper.cuh"    // mbarriers, TMA copies, setmaxnreg, wgmma (docs/10 explains each)
+#include "hopper/pipeline.cuh"  // the ring, producer loop, register split, tile order (rungs 10, 14)
+#include "launchers.h"          // Gemm, and the one launcher signature every rung shares
+#include "runtime/device.h"     // the shared-memory opt-in, the Hopper check
+#include "runtime/tensor_map.h"           // tensor maps
+#include "runtime/workspace.h"            // the workspace
+#include "split_3xtf32/split_3xtf32.cuh"  // rung 14's split, guard path, pre-pass, wgmma stage, epilogue
 
 namespace sgemm::wgmma_3xtf32 {
 
 using namespace hopper;
 using namespace pipeline;
 
-#include "split_3xtf32.cuh"  // rung 14's split, guard path, pre-pass, wgmma stage, epilogue
+using namespace split_3xtf32;
 
 // ---- The main kernel.
 

@@ -45,10 +45,12 @@
 #include <string>
 #include <type_traits>
 
-#include "hopper.cuh"    // mbarriers, TMA copies, setmaxnreg, wgmma (docs/10 explains each)
-#include "pipeline.cuh"  // the ring, producer loop, register split, tile order (rungs 10, 14)
-#include "runtime.h"     // tensor maps, the shared-memory opt-in, the Hopper check, the workspace
-#include "sgemm.h"       // Gemm: the problem, as every rung's launcher takes it
+#include "hopper/hopper.cuh"    // mbarriers, TMA copies, setmaxnreg, wgmma (docs/10 explains each)
+#include "hopper/pipeline.cuh"  // the ring, producer loop, register split, tile order (rungs 10, 14)
+#include "launchers.h"          // Gemm, and the one launcher signature every rung shares
+#include "runtime/device.h"     // the shared-memory opt-in, the Hopper check
+#include "runtime/tensor_map.h"  // tensor maps
+#include "runtime/workspace.h"   // the workspace
 
 namespace sgemm::every_shape_3xtf32 {
 // Rung 15 (kernels/15_*.cu) on C's first limits[0] rows and limits[1] columns, read on the GPU.

@@ -26,9 +26,9 @@
 
 #include <algorithm>
 
-#include "hopper.cuh"  // smem_addr, the cluster's barriers, DSMEM loads
-#include "runtime.h"   // the shared-memory opt-in, device facts, PerDevice
-#include "sgemm.h"     // Gemm: the problem, as every rung's launcher takes it
+#include "hopper/hopper.cuh"  // smem_addr, the cluster's barriers, DSMEM loads
+#include "launchers.h"        // Gemm, and the one launcher signature every rung shares
+#include "runtime/device.h"   // the shared-memory opt-in, device facts, PerDevice
 
 namespace sgemm::cluster_splitk {
 
@@ -393,7 +393,7 @@ cudaError_t launch_config(int config, int ranks, const Gemm& g, cudaStream_t str
   return kConfigs[config].run(ranks, slice_of(g.K, ranks, kConfigs[config].BK), g, stream);
 }
 
-cudaError_t launch(const Gemm& g, cudaStream_t stream) {
+runtime::LaunchAnswer launch(const Gemm& g, cudaStream_t stream) {
   cudaError_t err = runtime::require_sm90();
   if (err != cudaSuccess) return err;
   int sms = 0;

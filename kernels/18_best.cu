@@ -4,14 +4,14 @@
 // (rung 11 did before rung 17 existed); rung 15's 3xTF32 wins from about 1000^3 and on few-tile
 // shapes; rung 16's INT8 Ozaki path wins on large cubes (docs/18_best.md has the numbers). A user
 // should not have to know which. This rung runs no kernel of its own: per problem it predicts each
-// candidate's time and runs the fastest, through the registry (kernels/ladder.inc, by name) and
-// down that rung's own fallback chain (kernels/fallbacks.inc): a candidate that cannot run the
-// problem hands it on as it always does, and rung 16 hands inputs its certificate rejects to rung
-// 15 by itself.
+// candidate's time and answers the fastest (LaunchAnswer::run): the library runs that rung
+// (kernels/ladder.inc, by name) and down its own fallback chain (kernels/fallbacks.inc): a
+// candidate that cannot run the problem hands it on as it always does, and rung 16 hands inputs
+// its certificate rejects to rung 15 by itself.
 //
 // The prediction is data, as rung 11's is, one level up: a table of every candidate's measured
 // rate (GFLOP/s) on a log-spaced grid of shapes, one table per GPU measured
-// (kernels/18_best_table_h200.inc, _h100.inc, written by scripts/autotune --best from a run of
+// (kernels/best/table_h200.inc, _h100.inc, written by scripts/autotune --best from a run of
 // sgemm_best_rates; adding a candidate is a column of rates). The table measured on a GPU of the
 // device's name serves it; on another GPU, the one measured on the GPU nearest it in balance
 // (memory bandwidth per SM-GHz, the one fact in which the H200 and the H100 differ: the more a
@@ -42,12 +42,11 @@
 #include <string>
 #include <vector>
 
-#include "best_choice.h"  // the table and the choice, as host code the CPU tests call
-#include "best_tables.h"  // the tables compiled in, one per GPU measured: tables()
-#include "dispatch.h"     // launch_with_fallbacks: a rung and its chain
-#include "rung_id.h"      // a column's rung: rung_id(name), RungId::ozaki_int8
-#include "runtime.h"      // PerDevice: each device's table, found once
-#include "sgemm.h"        // Gemm, and the registry: rung_info()
+#include "best/best_choice.h"  // the table and the choice, as host code the CPU tests call
+#include "best/best_tables.h"  // the tables compiled in, one per GPU measured: tables()
+#include "launchers.h"         // Gemm, and the one launcher signature every rung shares
+#include "rung_id.h"           // a column's rung: rung_id(name), RungId::ozaki_int8, its precision
+#include "runtime/device.h"    // PerDevice: each device's table, found once
 
 namespace sgemm::best {
 
@@ -119,22 +118,20 @@ int choose(const Table& table, int M, int N, int K, const std::vector<bool>& usa
 
 namespace {
 
-// A table's candidates as rungs of the registry, each column's name read into a RungId once: an
-// FP32 rung other than this one, or nullptr (a column measured by a build that had a rung this
-// one lacks).
+// A table's candidates as rungs, each column's name read into a RungId once: an FP32 rung other
+// than this one, or nullopt (a column measured by a build that had a rung this one lacks).
 struct Candidates {
-  std::vector<const RungInfo*> rungs;
+  std::vector<std::optional<RungId>> rungs;
   std::vector<bool> usable;
 };
 
 Candidates candidates_of(const Table& table) {
   Candidates f;
   for (const std::string& name : table.candidates) {
-    const std::optional<RungId> id = rung_id(name);
-    const RungInfo* hit = id && *id != RungId::best ? &rung_info(*id) : nullptr;
-    if (hit && hit->precision != Precision::fp32) hit = nullptr;
-    f.rungs.push_back(hit);
-    f.usable.push_back(hit != nullptr);
+    std::optional<RungId> id = rung_id(name);
+    if (id && (*id == RungId::best || rung_precision(*id) != Precision::fp32)) id.reset();
+    f.rungs.push_back(id);
+    f.usable.push_back(id.has_value());
   }
   return f;
 }
@@ -170,7 +167,8 @@ cudaError_t current_table(size_t* index) {
 
 }  // namespace
 
-cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
+runtime::LaunchAnswer launch(const Gemm& gemm,
+                             cudaStream_t /*stream: the library runs the chosen rung on it*/) {
   static const std::vector<Candidates> all = [] {
     std::vector<Candidates> c;
     for (const Table& t : tables()) c.push_back(candidates_of(t));
@@ -182,7 +180,7 @@ cudaError_t launch(const Gemm& gemm, cudaStream_t stream) {
   const Candidates& c = all[index];
   const int chosen = choose(tables()[index], gemm.M, gemm.N, gemm.K, c.usable);
   if (chosen < 0) return cudaErrorInvalidValue;  // no column is a rung: tests/best_table_test
-  return runtime::launch_with_fallbacks(*c.rungs[chosen], gemm, stream);
+  return runtime::LaunchAnswer::run(*c.rungs[chosen]);  // the library runs it, with its chain
 }
 
 }  // namespace sgemm::best

@@ -7,9 +7,9 @@
 #include <optional>
 #include <string_view>
 
-namespace sgemm {
+#include "sgemm/sgemm.h"  // Precision
 
-struct RungInfo;
+namespace sgemm {
 
 // RungId::naive = 1, RungId::coalesced = 2, ...: the value is the rung's number.
 enum class RungId : int {
@@ -42,7 +42,16 @@ constexpr std::optional<RungId> rung_id(std::string_view name) {
   return std::nullopt;
 }
 
-// The registry's entry of the rung (library/registry.cpp): its launcher, precision, summary.
-const RungInfo& rung_info(RungId id);
+// The rung's precision class, as ladder.inc gives it.
+constexpr Precision rung_precision(RungId id) {
+  switch (id) {
+#define RUNG(number, name, parent, precision, summary) \
+  case RungId::name:                                   \
+    return Precision::precision;
+#include "ladder.inc"
+#undef RUNG
+  }
+  return Precision::fp32;
+}
 
 }  // namespace sgemm

@@ -8,7 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "runtime.h"  // LaunchAnswer: a CUDA error or a fallback reason
+#include "runtime/launch_answer.h"  // LaunchAnswer: a CUDA error or a reason to hand on
 
 namespace sgemm {
 struct Gemm;
@@ -26,6 +26,9 @@ cudaError_t launch_config(int config, int slices, int M, int N, int K, float alp
 // path, with `slices` slices of K.
 namespace sgemm::every_shape_3xtf32 {
 cudaError_t launch_config(int path, int slices, const Gemm& gemm, cudaStream_t stream);
+// On C's first limits[0] rows and limits[1] columns, read on the GPU when the kernels run: rung
+// 16 queues it before it knows which elements its certificate will reject (its slow path).
+cudaError_t launch_limited(const Gemm& gemm, const int* limits, cudaStream_t stream);
 }  // namespace sgemm::every_shape_3xtf32
 
 // Rung 16 (kernels/16_ozaki_int8.cu): the Ozaki scheme with `count` moduli instead of the

@@ -1,73 +1,27 @@
-// The registry: the rungs (kernels/ladder.inc) and what runs when one cannot
-// (kernels/fallbacks.inc), as the library, the front doors and the tests read them.
+// The registry (registry.h): the rungs (kernels/ladder.inc) and what runs when one cannot
+// (kernels/fallbacks.inc).
+#include "registry.h"
+
 #include <cstdio>
 #include <functional>
 #include <string>
-#include <type_traits>
-#include <utility>
 
-#include "dispatch.h"  // answer(): a launcher's answer as it gave it
-#include "rung_id.h"
-#include "runtime.h"  // LaunchAnswer
-#include "sgemm.h"
-
-namespace sgemm::runtime {
-
-// The rungs whose launchers answer a LaunchAnswer, as they define it: they can refuse a problem
-// for a reason of their own (runtime.h). Every other launcher answers a cudaError_t. Keep this in
-// step with the kernel files: a declaration below whose answer differs from the definition's
-// still links (a function's name does not encode what it returns) and fails when it runs.
-constexpr bool answers_typed(RungId rung) {
-  switch (rung) {
-    case RungId::tma_specialized:
-    case RungId::mma_3xtf32:
-    case RungId::wgmma_3xtf32:
-    case RungId::every_shape_3xtf32:
-    case RungId::ozaki_int8:
-      return true;
-    default:
-      return false;
-  }
-}
-
-}  // namespace sgemm::runtime
-
-// Each kernel file defines sgemm::<name>::launch: a Launcher, or the same with a LaunchAnswer.
-#define RUNG(number, name, parent, precision, summary)                                         \
-  namespace sgemm::name {                                                                      \
-  std::conditional_t<runtime::answers_typed(RungId::name), runtime::LaunchAnswer, cudaError_t> \
-  launch(const Gemm& gemm, cudaStream_t stream);                                               \
-  }
-#include "ladder.inc"
-#undef RUNG
+#include "launchers.h"  // every rung's launcher, one signature
 
 namespace sgemm {
 namespace {
 
-// A launcher as RungInfo::launch holds it (a Launcher: a typed answer gives its error) and as
-// the chain calls it (its answer as it gave it).
-template <auto launcher>
+// A launcher as RungInfo::launch holds it (a Launcher: its answer's error).
+template <runtime::LaunchAnswer (*launcher)(const Gemm&, cudaStream_t)>
 cudaError_t error_only(const Gemm& gemm, cudaStream_t stream) {
   return launcher(gemm, stream).error();
-}
-template <auto launcher>
-constexpr Launcher public_launcher() {
-  if constexpr (std::is_same_v<decltype(launcher(std::declval<const Gemm&>(), cudaStream_t{})),
-                               cudaError_t>)
-    return launcher;
-  else
-    return &error_only<launcher>;
-}
-template <auto launcher>
-runtime::LaunchAnswer typed_answer(const Gemm& gemm, cudaStream_t stream) {
-  return launcher(gemm, stream);
 }
 
 using Answerer = runtime::LaunchAnswer (*)(const Gemm& gemm, cudaStream_t stream);
 
 // In rungs() order.
 constexpr Answerer kAnswerers[] = {
-#define RUNG(number, name, parent, precision, summary) &typed_answer<&sgemm::name::launch>,
+#define RUNG(number, name, parent, precision, summary) &sgemm::name::launch,
 #include "ladder.inc"
 #undef RUNG
 };
@@ -77,7 +31,7 @@ constexpr Answerer kAnswerers[] = {
 const std::vector<RungInfo>& rungs() {
   static const std::vector<RungInfo> table = {
 #define RUNG(number, name, parent, precision, summary) \
-  {number, #name, summary, Precision::precision, public_launcher<&sgemm::name::launch>(), parent},
+  {number, #name, summary, Precision::precision, &error_only<&sgemm::name::launch>, parent},
 #include "ladder.inc"
 #undef RUNG
   };

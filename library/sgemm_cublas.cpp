@@ -1,5 +1,5 @@
 // sgemm::cublasSgemm (sgemm_cublas.h): cublasSgemm's arguments and statuses on sgemm::gemm.
-#include "sgemm_cublas.h"
+#include "sgemm/sgemm_cublas.h"
 
 #include <cuda_runtime_api.h>
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "sgemm.h"
+#include "sgemm/sgemm.h"
 
 namespace sgemm {
 namespace {

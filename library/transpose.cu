@@ -1,9 +1,9 @@
 // The transpose that launch() runs before a rung when an operand is transposed in row-major
-// terms (runtime.h): out = in^T through shared-memory tiles. Plumbing, not a lesson: each block
+// terms (transpose.h): out = in^T through shared-memory tiles. Plumbing, not a lesson: each block
 // reads a kTile x kTile tile of `in` along its rows (coalesced), and writes it along the rows of
 // `out` (coalesced too), the turn made in shared memory. Bandwidth-bound: one read and one write
 // of every element.
-#include "runtime.h"
+#include "transpose.h"
 
 namespace sgemm::runtime {
 namespace {

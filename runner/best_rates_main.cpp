@@ -1,4 +1,4 @@
-// sgemm_best_rates: the measurements behind rung 18's tables (kernels/18_best_table_*.inc). For
+// sgemm_best_rates: the measurements behind rung 18's tables (kernels/best/table_*.inc). For
 // each shape given, cuBLAS SGEMM and every candidate rung are timed in turn on the same
 // full-precision uniform inputs (docs/00_method.md, "Timing"), after each candidate has passed
 // the FP32 checks on an odd shape. scripts/autotune --best runs it on the table's grid and the
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "best_choice.h"
+#include "best/best_choice.h"
 #include "measure.h"
 #include "options.h"
 #include "report.h"
@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
   std::string gpu;
   CLI::App app(
       "Times cuBLAS SGEMM and rung 18's candidates in turn on each shape, for its table\n"
-      "(scripts/autotune --best writes kernels/18_best_table_<gpu>.inc from the JSON); with\n"
+      "(scripts/autotune --best writes kernels/best/table_<gpu>.inc from the JSON); with\n"
       "--predict, prints the table's predictions instead and needs no GPU.",
       "sgemm_best_rates");
   CommonOptions common(app, r);

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sgemm.h"  // Precision
+#include "sgemm/sgemm.h"  // Precision
 
 namespace sgemm {
 

@@ -1,7 +1,7 @@
 #include "cli.h"
 
 #include "harness.h"
-#include "sgemm.h"
+#include "sgemm/sgemm.h"
 
 namespace sgemm {
 

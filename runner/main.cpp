@@ -8,7 +8,7 @@
 #include "harness.h"
 #include "measure.h"
 #include "report.h"
-#include "sgemm.h"
+#include "sgemm/sgemm.h"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "harness.h"
-#include "sgemm.h"
+#include "sgemm/sgemm.h"
 
 namespace sgemm {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "sgemm.h"
+#include "sgemm/sgemm.h"
 
 namespace sgemm {
 namespace {

@@ -13,9 +13,9 @@
 #include "cli.h"
 #include "operations.h"
 #include "report.h"
-#include "rung_id.h"
-#include "sgemm.h"
-#include "sgemm_cublas.h"
+#include "registry.h"  // rung_info(): a rung by its typed handle
+#include "sgemm/sgemm.h"
+#include "sgemm/sgemm_cublas.h"
 
 namespace sgemm {
 namespace {

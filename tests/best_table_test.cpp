@@ -1,4 +1,4 @@
-// Rung 18's tables and choice, as host code (kernels/best_choice.h): no GPU needed. Every table
+// Rung 18's tables and choice, as host code (kernels/best/best_choice.h): no GPU needed. Every table
 // compiled in is whole, names rungs that exist and the GPU it was measured on; a GPU gets its
 // own table by name, another the nearest in balance; the interpolation reproduces what it
 // should (grid points, rates that follow a power law, held edges); the choice takes the fastest.
@@ -10,9 +10,9 @@
 #include <tuple>
 #include <vector>
 
-#include "best_choice.h"
-#include "rung_id.h"
-#include "sgemm.h"
+#include "best/best_choice.h"
+#include "registry.h"  // rung_info(): a rung by its typed handle
+#include "sgemm/sgemm.h"
 
 namespace sgemm::best {
 namespace {

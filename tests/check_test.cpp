@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "sgemm.h"
+#include "sgemm/sgemm.h"
 
 namespace sgemm {
 namespace {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "harness.h"
-#include "sgemm.h"
+#include "sgemm/sgemm.h"
 
 namespace sgemm {
 namespace {

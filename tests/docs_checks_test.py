@@ -221,7 +221,7 @@ class UnitTest(unittest.TestCase):
         self.assertIsNone(code_facts.evaluate("BM * 2", names))
 
     def test_register_splits_of_the_hopper_rungs(self):
-        # the split the kernels' RegisterSplit gives with kernels/pipeline.cuh's formula
+        # the split the kernels' RegisterSplit gives with kernels/hopper/pipeline.cuh's formula
         for rung in ladder.rungs():
             with open(os.path.join(ROOT, rung.kernel)) as f:
                 if "RegisterSplit<" not in f.read():

@@ -13,7 +13,7 @@
 #include "harness.h"
 #include "rung_id.h"
 #include "seeded_random.h"
-#include "sgemm.h"
+#include "sgemm/sgemm.h"
 #include "testing.h"  // rungs 15 and 17 with their choices forced
 
 namespace sgemm::testing {

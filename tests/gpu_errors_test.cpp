@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "gpu_support.h"
-#include "sgemm.h"
+#include "sgemm/sgemm.h"
 
 namespace sgemm::testing {
 namespace {

@@ -19,8 +19,8 @@
 #include "gpu_support.h"
 #include "operations.h"
 #include "semantics_cases.h"
-#include "sgemm.h"
-#include "sgemm_cublas.h"
+#include "sgemm/sgemm.h"
+#include "sgemm/sgemm_cublas.h"
 
 namespace sgemm::testing {
 namespace {

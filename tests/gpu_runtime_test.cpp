@@ -13,7 +13,7 @@
 
 #include "gpu_support.h"
 #include "rung_id.h"
-#include "sgemm.h"
+#include "sgemm/sgemm.h"
 
 namespace sgemm::testing {
 namespace {

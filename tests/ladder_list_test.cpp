@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "rung_id.h"
-#include "sgemm.h"
+#include "sgemm/sgemm.h"
 
 namespace sgemm {
 namespace {

@@ -8,10 +8,11 @@
 
 #include <optional>
 
-#include "dispatch.h"  // runtime::answer: a rung's answer, as the chain reads it
+#include "registry.h"  // runtime::answer: a rung's answer, as the chain reads it
 #include "rung_id.h"
-#include "runtime.h"
-#include "sgemm.h"
+#include "runtime/device.h"
+#include "runtime/launch_answer.h"  // LaunchAnswer: a CUDA error or a reason to hand on
+#include "sgemm/sgemm.h"
 
 namespace sgemm::runtime {
 namespace {

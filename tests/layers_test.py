@@ -4,8 +4,8 @@
 1. No file of kernels/ or library/ includes a header of runner/: kernels include the library,
    and the library includes nothing of the runner that validates and reports.
 2. No rung name stands as a string literal in the C++ and CUDA code of library/, kernels/,
-   runner/, bench/ or tests/: code names a rung by RungId (library/rung_id.h), generated from
-   kernels/ladder.inc. The list itself and the code generated from data (18_best_table_<gpu>.inc)
+   runner/, bench/ or tests/: code names a rung by RungId (kernels/rung_id.h), generated from
+   kernels/ladder.inc. The list itself and the code generated from data (kernels/best/table_<gpu>.inc)
    are the exceptions; a user's argument is parsed into a handle through the list (rung_id).
 
     python3 tests/layers_test.py    (ctest: layers.apart; no build, no GPU)
@@ -16,8 +16,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 CODE = (".h", ".cuh", ".cu", ".cpp", ".inc")
-GENERATED = {"kernels/ladder.inc", "kernels/18_best_table_h200.inc",
-             "kernels/18_best_table_h100.inc"}
+GENERATED = {"kernels/ladder.inc", "kernels/best/table_h200.inc",
+             "kernels/best/table_h100.inc"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 RUNG = re.compile(r"^RUNG\(\s*\d+\s*,\s*([a-z0-9_]+)\s*,", re.M)
 
@@ -52,7 +52,7 @@ def main():
                 hit = quoted.search(line)
                 if hit:
                     problems.append(f"{path}:{number}: the rung name {hit.group(0)} as a string; "
-                                    f"name it RungId::{hit.group(1)} (library/rung_id.h)")
+                                    f"name it RungId::{hit.group(1)} (kernels/rung_id.h)")
     for problem in problems:
         print(problem)
     print(f"{len(problems)} problems" if problems else "layers apart, rungs named by RungId")

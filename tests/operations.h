@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "sgemm.h"
+#include "sgemm/sgemm.h"
 
 namespace sgemm::testing {
 

@@ -29,7 +29,7 @@
 
 #include "gemmul8.hpp"
 #include "harness.h"
-#include "sgemm.h"
+#include "sgemm/sgemm.h"
 
 namespace {
 

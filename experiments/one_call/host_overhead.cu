@@ -12,8 +12,8 @@
 
 #include "harness.h"
 #include "report.h"
-#include "rung_id.h"
-#include "sgemm.h"
+#include "registry.h"  // rung_info(): a rung by its typed handle
+#include "sgemm/sgemm.h"
 #include "testing.h"  // rung 15's launch_config
 
 #define CHECK(x)                                          \

@@ -13,7 +13,7 @@ if [ "${1:-}" = --table ]; then
   # this GPU's results folder and table: h100 on an H100, h200 otherwise
   gpu=h200; nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H100 && gpu=h100
   step autotune 330 scripts/autotune --best --build $B --results results/$gpu
-  cp results/$gpu/best_rates.json kernels/18_best_table_$gpu.inc "$OUT/"
+  cp results/$gpu/best_rates.json kernels/best/table_$gpu.inc "$OUT/"
 fi
 configure_and_build sgemm sgemm_bench
 step bench_suite 420 $B/sgemm_bench --rungs 11,15,16,17,18 --shapes all \

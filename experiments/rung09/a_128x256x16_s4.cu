@@ -1,8 +1,10 @@
 // Candidate for scripts/autotune --extra (experiments/rung09/README.md says how to run it).
 // a: As transposed, 4-byte copies of A; default tile, 4 stages
-#define SGEMM_AUTOTUNE_CANDIDATES
-#include "09_async_copy.cu"
 #include "autotune.h"
+#include "launchers.h"
+#define launch autotune_candidate_launch  // the file for its tile template alone
+#include "09_async_copy.cu"
+#undef launch
 
 static const sgemm::autotune::Registrar candidate(
     9, "(a) BM=128 BN=256 BK=16 WM=64 WN=64 WNITER=4 TM=4 TN=4 STAGES=4",

@@ -11,8 +11,8 @@
 
 #include "harness.h"
 #include "report.h"
-#include "rung_id.h"
-#include "sgemm.h"
+#include "registry.h"  // rung_info(): a rung by its typed handle
+#include "sgemm/sgemm.h"
 #include "testing.h"  // launch_config
 
 int main(int argc, char** argv) {

@@ -17,7 +17,7 @@
 
 #include "harness.h"
 #include "report.h"
-#include "sgemm.h"
+#include "sgemm/sgemm.h"
 
 // The baseline's kernel files, renamed: the SIMT rungs 10 and 11, and rung 9, which both call
 // for the operands TMA cannot read; the Hopper 3xTF32 rungs 14 and 15.

@@ -9,8 +9,8 @@
 //    16, on full-precision uniform inputs.
 // The files and the headers they include sit in one folder, so that hopper.cuh and pipeline.cuh
 // (the same code in every commit named) are included once:
-//   mkdir .ba16 && git show 0fce4f7:kernels/hopper.cuh > .ba16/hopper.cuh &&
-//   git show 5f87f2c:kernels/pipeline.cuh > .ba16/pipeline.cuh &&
+//   mkdir .ba16 && git show 0fce4f7:kernels/hopper/hopper.cuh > .ba16/hopper.cuh &&
+//   git show 5f87f2c:kernels/hopper/pipeline.cuh > .ba16/pipeline.cuh &&
 //   git show 0fce4f7:kernels/16_ozaki_int8.cu > .ba16/16_before.cu &&
 //   git show 5f87f2c:kernels/16_ozaki_int8.cu > .ba16/16_after.cu &&
 //   git show <commit>:kernels/16_ozaki_int8.cu > .ba16/16_head.cu
@@ -26,7 +26,7 @@
 #include "harness.h"
 #include "inputs.h"
 #include "report.h"
-#include "sgemm.h"
+#include "sgemm/sgemm.h"
 
 #define ozaki_int8 ozaki_int8_before
 #include "16_before.cu"

@@ -16,7 +16,7 @@
 #include "device.h"
 #include "harness.h"
 #include "report.h"
-#include "sgemm.h"
+#include "sgemm/sgemm.h"
 
 namespace {
 

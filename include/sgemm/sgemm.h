@@ -167,7 +167,7 @@ const RungInfo& one_call_rung();
 
 // The one call: C = alpha * op(A) * op(B) + beta * C in FP32 accuracy, in BLAS's conventions
 // (above), on one_call_rung(). Asynchronous on `stream`; never crashes on bad input: returns a
-// Status and fills `why`. library/sgemm_cublas.h has it with cublasSgemm's arguments.
+// Status and fills `why`. include/sgemm/sgemm_cublas.h has it with cublasSgemm's arguments.
 Status gemm(Layout layout, Op opA, Op opB, int M, int N, int K, float alpha, const float* A,
             int lda, const float* B, int ldb, float beta, float* C, int ldc,
             cudaStream_t stream = nullptr, std::string* why = nullptr);

@@ -1,5 +1,5 @@
 // Rung 18's choice as host code: the tables of measured rates, one per GPU measured
-// (kernels/18_best_table_<gpu>.inc, written by scripts/autotune --best), which of them serves a
+// (kernels/best/table_<gpu>.inc, written by scripts/autotune --best), which of them serves a
 // GPU, and the predictions made from it. No CUDA here, so that
 // tests/best_table_test.cpp checks the table and the choice on a machine without a GPU, and
 // sgemm_best_rates --predict prints what the launcher would choose.
@@ -40,7 +40,7 @@ struct Table {
   }
 };
 
-// The tables compiled into the library, one per GPU measured (kernels/18_best_table_*.inc);
+// The tables compiled into the library, one per GPU measured (kernels/best/table_*.inc);
 // the first is the one the docs' predictions and a GPU of no known balance use.
 const std::vector<Table>& tables();
 

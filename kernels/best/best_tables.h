@@ -1,4 +1,4 @@
-// Rung 18's tables as compiled in: each GPU's kernels/18_best_table_<gpu>.inc read into a
+// Rung 18's tables as compiled in: each GPU's kernels/best/table_<gpu>.inc read into a
 // Table (best_choice.h), its rows placed on the grid. Host code that no rung teaches (the
 // tables are data; kernels/18_best.cu teaches how they are used). Included by
 // kernels/18_best.cu alone; scripts/autotune --best writes the tables.
@@ -49,13 +49,13 @@ const std::vector<Table>& tables() {
     {  // the H200's: the first, the one the docs' predictions show
       Table t;
       std::vector<Row> rows;
-#include "18_best_table_h200.inc"
+#include "table_h200.inc"
       all.push_back(placed(t, rows));
     }
     {
       Table t;
       std::vector<Row> rows;
-#include "18_best_table_h100.inc"
+#include "table_h100.inc"
       all.push_back(placed(t, rows));
     }
 #undef BEST_GPU

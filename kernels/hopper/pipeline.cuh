@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "hopper.cuh"
+#include "hopper/hopper.cuh"
 
 namespace sgemm::pipeline {
 

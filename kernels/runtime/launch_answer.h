@@ -6,6 +6,7 @@
 
 #include <optional>
 
+#include "rung_id.h"      // RungId
 #include "sgemm/sgemm.h"  // FallbackReason
 
 namespace sgemm::runtime {
@@ -15,8 +16,9 @@ namespace sgemm::runtime {
 // rung kernels/fallbacks.inc names for the reason, or ends with the answer's error() where it
 // names none. The rung decides when; the table says what runs instead. A cudaError_t converts,
 // so that `return err;` answers an error; a launcher refuses a problem with hand_on(reason), and
-// no CUDA error stands for a refusal. Rungs 10 and 13 to 16 answer this type (the registry,
-// library/registry.cpp, lists them); the others answer a cudaError_t, which the chain converts.
+// no CUDA error stands for a refusal. Every rung's launcher answers this type (launchers.h).
+// A rung whose own algorithm is to pick another (rung 18) answers run(rung): the chain runs that
+// rung, with its fallbacks, and its last answer's error is this rung's.
 //
 // Two real failures are reasons too, and read as such here alone: cudaErrorMemoryAllocation
 // from the workspace (below: it leaves no error pending) is workspace_short, and
@@ -30,12 +32,19 @@ class LaunchAnswer {
       : error_(error), reason_(reason_of_failure(error)) {}
   static LaunchAnswer hand_on(FallbackReason reason) { return {error_of(reason), reason}; }
   static LaunchAnswer stop(cudaError_t error) { return {error, std::nullopt}; }
+  static LaunchAnswer run(RungId rung) {
+    LaunchAnswer answer = stop(cudaSuccess);
+    answer.instead_ = rung;
+    return answer;
+  }
 
   // The error the caller gets where the chain ends with this answer: the CUDA error, or for a
   // refusal, error_of(its reason).
   cudaError_t error() const { return error_; }
   // Why the problem goes on down the chain, or nullopt: it ends here.
   std::optional<FallbackReason> reason() const { return reason_; }
+  // The rung this launcher chose to run the problem instead (run), or nullopt.
+  std::optional<RungId> instead() const { return instead_; }
 
   // A refusal's error, where no rung runs instead: the real failure's for workspace_short and
   // gpu_unsupported; cudaErrorNotSupported for shape_unsuitable (the library's launch() says
@@ -69,7 +78,7 @@ class LaunchAnswer {
 
   cudaError_t error_;
   std::optional<FallbackReason> reason_;
+  std::optional<RungId> instead_;
 };
-
 
 }  // namespace sgemm::runtime

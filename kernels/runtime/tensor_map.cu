@@ -2,8 +2,9 @@
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
 #include <cuda_runtime.h>
 
-#include <mutex>
+#include <atomic>
 
+#include "runtime/device.h"  // RelaxedCapture
 #include "runtime/tensor_map.h"
 
 namespace sgemm::runtime {
@@ -17,7 +18,7 @@ cudaError_t tensor_map_encoder(PFN_cuTensorMapEncodeTiled_v12000* encode) {
   static std::atomic<PFN_cuTensorMapEncodeTiled_v12000> found{nullptr};
   *encode = found.load();
   if (*encode != nullptr) return cudaSuccess;
-  RelaxedCapture relaxed;  // once: no part of a captured graph (runtime.h)
+  RelaxedCapture relaxed;  // once: no part of a captured graph (device.h)
   void* fn = nullptr;
   cudaDriverEntryPointQueryResult result = cudaDriverEntryPointSymbolNotFound;
 #if CUDART_VERSION >= 12050

@@ -1,4 +1,5 @@
 // The kernels' runtime, the workspace (workspace.h), and its public side (sgemm/sgemm.h).
+#include <cuda.h>  // cuuint64_t (the pool's release threshold)
 #include <cuda_runtime.h>
 
 #include <cctype>
@@ -64,7 +65,7 @@ cudaError_t current_pool(Pool** out, int* device_out = nullptr) {
   Pool& p = pools[device];
   std::lock_guard<std::mutex> hold(p.lock);
   if (p.pool == nullptr) {
-    RelaxedCapture relaxed;  // (runtime.h)
+    RelaxedCapture relaxed;  // (device.h)
     size_t free_bytes = 0;
     err = cudaMemGetInfo(&free_bytes, &p.device_bytes);
     cudaMemPoolProps props{};

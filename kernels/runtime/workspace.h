@@ -43,5 +43,4 @@ class Workspace {
   cudaError_t error_;
 };
 
-
 }  // namespace sgemm::runtime

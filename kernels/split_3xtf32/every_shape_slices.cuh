@@ -1,13 +1,20 @@
 // Rung 15's plumbing: what carries its kernels and is not its lesson. The fused kernel's loads
 // at any alignment; the slices' sums added from the workspace (a kernel and its launch); rung
-// 14's pre-pass (split_3xtf32.cuh) in one launch; the main kernel's launch (tensor maps, the
-// shared-memory opt-in, the cluster of a tile's slices); the pre-pass path (run_prepass: which
-// operand the main kernel splits). kernels/15_every_shape_3xtf32.cu holds the kernels and the
-// choice; docs/15_every_shape_3xtf32.md explains them.
-//
-// Included inside rung 15's namespace, after its main kernel, kMostRanks and kSplitAMaxN, as
-// split_3xtf32.cuh is (tests/planted_kernels.cu builds rung 15 into a namespace of its own
-// beside the library's), and in no other way: it has no include guard of its own.
+// 14's pre-pass (split_3xtf32.cuh) in one launch. kernels/15_every_shape_3xtf32.cu holds the
+// kernels, their launch and the choice; docs/15_every_shape_3xtf32.md explains them. In rung
+// 15's namespace: its kernels are rung 15's, and only rung 15's file includes this header.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "sgemm/sgemm.h"                  // Gemm
+#include "split_3xtf32/split_3xtf32.cuh"  // the split, the guard path, the pre-pass kernels
+
+namespace sgemm::every_shape_3xtf32 {
+
+using namespace split_3xtf32;
 
 // ---- Loads at any alignment.
 
@@ -59,8 +66,8 @@ __global__ void sgemm_every_shape_3xtf32_sum(int M, int N, int K, int slices, fl
 }
 
 // The fused kernel's slices: their sums and flags in the workspace, then sum_slices.
-cudaError_t sum_slices(const Gemm& g, int slices, const float* partial, const int* guards,
-                       long long guardStride, cudaStream_t stream, const int* limits) {
+inline cudaError_t sum_slices(const Gemm& g, int slices, const float* partial, const int* guards,
+                              long long guardStride, cudaStream_t stream, const int* limits) {
   const long long count = static_cast<long long>(g.M) * g.N;
   const long long blocks = std::min<long long>((count + 255) / 256, 4096);
   sgemm_every_shape_3xtf32_sum<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(
@@ -134,94 +141,4 @@ inline cudaError_t split_a_as_b(const Gemm& g, const Split& s, cudaStream_t stre
   return cudaGetLastError();
 }
 
-// ---- The main kernel's launch.
-
-// The main kernel on split operands: with one slice, at most one block per SM, each walking
-// several tiles; with several, one cluster of `slices` blocks per tile. Where s holds no planes
-// of A, the kernel reads A (16-byte aligned rows) and splits it. kTransposed: M x N is C^T (the
-// kernel reads B as its A; A, B and C stay the caller's, for the guard path and the stores).
-template <int BN, int BK, int STAGES, int PROMOTE, bool kSplitsA, bool kTransposed = false>
-cudaError_t multiply(int M, int N, int K, float alpha, const Split& s, const float* A, int lda,
-                     const float* B, int ldb, float beta, float* C, int ldc, cudaStream_t stream,
-                     int groupRows, int slices, int kSlice, int sms, const int* limits) {
-  using T = Tile<BN, BK, STAGES, PROMOTE, kSplitsA>;
-  constexpr auto one =
-      sgemm_every_shape_3xtf32<BN, BK, STAGES, PROMOTE, false, kSplitsA, kTransposed>;
-  constexpr auto sliced =
-      sgemm_every_shape_3xtf32<BN, BK, STAGES, PROMOTE, true, kSplitsA, kTransposed>;
-  const auto kernel = slices > 1 ? sliced : one;
-  SplitMaps maps;
-  cudaError_t err = slices > 1 ? runtime::allow_shared_bytes<sliced>(T::kSharedBytes)
-                               : runtime::allow_shared_bytes<one>(T::kSharedBytes);
-  if (err == cudaSuccess)
-    err = split_maps<T::BM, BN, BK, kTransposed>(&maps, s, M, N, K, kTransposed ? B : A,
-                                                 kTransposed ? ldb : lda);
-  if (err != cudaSuccess) return err;
-  const long long tiles = static_cast<long long>((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN);
-  if (tiles > 0x7fffffff || slices < 1 || slices > kMostRanks) return cudaErrorInvalidValue;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(slices > 1 ? tiles : std::min<long long>(tiles, sms)),
-                        static_cast<unsigned>(slices));
-  config.blockDim = dim3(T::kThreads);
-  config.dynamicSmemBytes = T::kSharedBytes;
-  config.stream = stream;
-  cudaLaunchAttribute cluster = {};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = 1;
-  cluster.val.clusterDim.y = static_cast<unsigned>(slices);
-  cluster.val.clusterDim.z = 1;
-  config.attrs = &cluster;
-  config.numAttrs = slices > 1 ? 1 : 0;
-  err = cudaLaunchKernelEx(&config, kernel, M, N, K, alpha, maps.Ahi, maps.Alo, maps.Bhi, maps.Blo,
-                           static_cast<const int*>(s.guard), A, lda, B, ldb, beta, C, ldc,
-                           aligned8(C) && ldc % 2 == 0, std::max(1, groupRows), kSlice, limits);
-  return err != cudaSuccess ? err : cudaGetLastError();
-}
-
-// K cut into `slices` slices of whole stages of `bk` (fewer where K is short): kSlice.
-struct Slicing {
-  int slices, kSlice;
-  Slicing(int K, int want, int bk) {
-    const int kTiles = (K + bk - 1) / bk;
-    want = std::max(1, std::min(want, kTiles));
-    kSlice = (kTiles + want - 1) / want * bk;
-    slices = (K + kSlice - 1) / kSlice;
-  }
-};
-
-cudaError_t run_fused(const Gemm& g, int slices, cudaStream_t stream, const int* limits);
-
-// ---- Rung 14's pre-pass path.
-
-// Rung 14's path, with slices of K: split into the workspace (one launch), multiply (the slices
-// meet in the cluster, not in the workspace); the workspace goes back to the pool after the
-// kernels. Where the workspace cannot hold the split operands, the fused kernel runs, which needs
-// none. The main kernel splits A itself (where N <= kSplitAMaxN and A's rows are 16-byte
-// aligned) or B (where M <= kSplitAMaxN < N and B's are), or neither: the operand it splits
-// crosses memory once, not three times, but each column of tiles splits it again, which pays
-// only where C has few columns. It splits B as the A of C^T = B^T A^T: A's split, which needs no
-// transpose (A's rows are K-major already), is its B, and C^T's tiles land in C.
-template <int BN, int BK, int STAGES, int PROMOTE>
-cudaError_t run_prepass(const Gemm& g, int want, int sms, cudaStream_t stream, const int* limits,
-                        int groupRows = 8) {
-  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
-  const Slicing cut(K, std::min(want, kMostRanks), BK);
-  const bool transposed = M <= kSplitAMaxN && N > kSplitAMaxN && aligned16(B, ldb) && !limits;
-  const bool splitA = !transposed && (N > kSplitAMaxN || !aligned16(A, lda));  // else in-kernel
-  const int Mk = transposed ? N : M, Nk = transposed ? M : N;  // the kernel's C: M x N, or C^T
-  runtime::Workspace<float> W(split_floats(Mk, Nk, K, splitA), stream);
-  if (W.error() == cudaErrorMemoryAllocation) return run_fused(g, 1, stream, limits);
-  if (W.error() != cudaSuccess) return W.error();
-  const Split s = split_layout(W.get(), Mk, Nk, K, splitA);
-  const cudaError_t err =
-      transposed ? split_a_as_b(g, s, stream) : split_operands_together(g, s, stream, limits);
-  if (err != cudaSuccess) return err;
-  if (splitA)  // a ring of 3 stages of 64 KiB; with A alone (no A_hi, A_lo), of 4 of 48 KiB
-    return multiply<BN, BK, STAGES, PROMOTE, false, false>(M, N, K, alpha, s, A, lda, B, ldb, beta,
-                                                           C, ldc, stream, groupRows, cut.slices,
-                                                           cut.kSlice, sms, limits);
-  constexpr auto straight = multiply<BN, BK, STAGES + 1, PROMOTE, true, false>;
-  constexpr auto swapped = multiply<BN, BK, STAGES + 1, PROMOTE, true, true>;
-  return (transposed ? swapped : straight)(Mk, Nk, K, alpha, s, A, lda, B, ldb, beta, C, ldc,
-                                           stream, groupRows, cut.slices, cut.kSlice, sms, limits);
-}
+}  // namespace sgemm::every_shape_3xtf32

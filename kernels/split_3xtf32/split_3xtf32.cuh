@@ -6,10 +6,23 @@
 // docs/14_wgmma_3xtf32.md explains it, with this header's code (the split itself is rung 13's,
 // docs/13_mma_3xtf32.md).
 //
-// Included inside a rung's namespace, after hopper.cuh and `using namespace hopper`, so that
-// its kernels carry the rung's name (tests/planted_kernels.cu builds rungs 13-16 into one
-// translation unit, each in a namespace of its own, the small products planted out), and in
-// no other way: it has no include guard of its own.
+// Its code lives in namespace sgemm::split_3xtf32; the rungs that use it name it with `using
+// namespace split_3xtf32`. Its kernels and fp32_dot are static: each rung's translation unit keeps
+// its own copy, as its own kernels.
+#pragma once
+
+#include <cuda.h>  // CUtensorMap
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hopper/hopper.cuh"     // wgmma descriptors and fences
+#include "runtime/tensor_map.h"  // the split planes' tensor maps
+
+namespace sgemm::split_3xtf32 {
+
+using namespace hopper;
 
 // ---- The pre-pass: split into TF32 hi and lo parts, and pack K-major.
 
@@ -69,8 +82,8 @@ __device__ __forceinline__ void split_finite(float x, uint32_t* hi, uint32_t* lo
 // operand's hi and lo parts (Inf * 0 where a lo part is 0, Inf - Inf where hi and lo differ in
 // sign) make NaN where IEEE arithmetic, and cuBLAS SGEMM, may give +-Inf; here Inf, NaN and
 // Inf * 0 follow IEEE as cuBLAS's FFMAs do, and inputs below 2^-114 keep all their bits.
-__device__ float fp32_dot(const float* A, int lda, const float* B, int ldb, int K, int row,
-                          int col) {
+static __device__ float fp32_dot(const float* A, int lda, const float* B, int ldb, int K, int row,
+                                 int col) {
   float sum = 0.f;
 #pragma unroll 1  // rarely run: one short loop per element of the epilogue, not an unrolled one
   for (int k = 0; k < K; ++k)
@@ -112,7 +125,7 @@ __device__ __forceinline__ void split_rows_block(int bx, int by, int gx, int gy,
     if (flagged) guard[r] = 1;
   }
 }
-__global__ void __launch_bounds__(kSplitThreads)
+static __global__ void __launch_bounds__(kSplitThreads)
     split_rows(int rows, int cols, const float* X, long long ld, float* hi, float* lo,
                long long ldp, int* guard) {
   split_rows_block(blockIdx.x, blockIdx.y, gridDim.x, gridDim.y, rows, cols, X, ld, hi, lo, ldp,
@@ -252,15 +265,6 @@ __device__ __forceinline__ void store_fragment(const float* sum, int rowBase, in
 
 // ---- The main kernels' parts.
 
-// Tests compile the rungs that include this with SGEMM_PLANT_NO_SMALL_PRODUCTS
-// (tests/planted_kernels.cu) to prove that the FP32 checks fail a 3xTF32 kernel that computes at
-// TF32 accuracy.
-#ifdef SGEMM_PLANT_NO_SMALL_PRODUCTS
-[[maybe_unused]] constexpr bool kSmallProducts = false;  // (unused where sm_90a is compiled out)
-#else
-[[maybe_unused]] constexpr bool kSmallProducts = true;
-#endif
-
 // One stage's wgmmas as one group, for both kernels: per k8 step the small products first
 // (lo x hi, hi x lo), then hi x hi. The four planes are K-major rows of kSpan bytes under the
 // 128- or 64-byte swizzle: this warpgroup's 64 rows of A_hi and A_lo, and BN rows of Bt_hi and
@@ -276,11 +280,9 @@ __device__ __forceinline__ void mma_stage(float (&acc)[BN / 2], const uint8_t* a
 #pragma unroll
   for (int kk = 0; kk < BK / 8; ++kk) {
     const uint64_t step = kk * 32 >> 4;  // k = 8kk: 32 bytes into each row, in 16-byte units
-    if constexpr (kSmallProducts) {
-      WgmmaTf32<BN>::mma(acc, aLo + step, bHi + step, kk == 0 ? accumulate : 1);
-      WgmmaTf32<BN>::mma(acc, aHi + step, bLo + step, 1);
-    }
-    WgmmaTf32<BN>::mma(acc, aHi + step, bHi + step, kSmallProducts || kk > 0 ? 1 : accumulate);
+    WgmmaTf32<BN>::mma(acc, aLo + step, bHi + step, kk == 0 ? accumulate : 1);
+    WgmmaTf32<BN>::mma(acc, aHi + step, bLo + step, 1);
+    WgmmaTf32<BN>::mma(acc, aHi + step, bHi + step, 1);
   }
   wgmma_commit();
 }
@@ -350,12 +352,9 @@ __device__ __forceinline__ void mma_stage_split_a(float (&acc)[BN / 2], const ui
     for (int step = 0; step < 2; ++step) {
       const int kk = 2 * half + step;
       const uint64_t at = kk * 32 >> 4;  // k = 8kk: 32 bytes into each row, in 16-byte units
-      if constexpr (kSmallProducts) {
-        WgmmaTf32RegsN128::mma(acc, lo[half][step], bHi + at, kk == 0 ? accumulate : 1);
-        WgmmaTf32RegsN128::mma(acc, hi[half][step], bLo + at, 1);
-      }
-      WgmmaTf32RegsN128::mma(acc, hi[half][step], bHi + at,
-                             kSmallProducts || kk > 0 ? 1 : accumulate);
+      WgmmaTf32RegsN128::mma(acc, lo[half][step], bHi + at, kk == 0 ? accumulate : 1);
+      WgmmaTf32RegsN128::mma(acc, hi[half][step], bLo + at, 1);
+      WgmmaTf32RegsN128::mma(acc, hi[half][step], bHi + at, 1);
     }
     wgmma_commit();
   }
@@ -448,3 +447,5 @@ inline cudaError_t split_operands(int M, int N, int K, const float* A, int lda, 
     split_transpose<32><<<grid, block, 0, stream>>>(K, N, B, ldb, s.Bhi, s.Blo, s.Kp, s.guard + M);
   return cudaGetLastError();
 }
+
+}  // namespace sgemm::split_3xtf32

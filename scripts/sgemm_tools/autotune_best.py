@@ -1,4 +1,4 @@
-"""scripts/autotune --best: rung 18's tables of measured rates (kernels/18_best_table_<gpu>.inc),
+"""scripts/autotune --best: rung 18's tables of measured rates (kernels/best/table_<gpu>.inc),
 measured by sgemm_best_rates, read from a run's JSON or made provisionally from the bench's
 committed results, and doc 18's predictions beside outcomes."""
 import json

@@ -1,4 +1,4 @@
-"""Rung 18's tables (kernels/18_best_table_<gpu>.inc, one per GPU measured): the grid they are
+"""Rung 18's tables (kernels/best/table_<gpu>.inc, one per GPU measured): the grid they are
 measured on, and the text of a table from a run of sgemm_best_rates (scripts/autotune --best),
 or, provisionally, from the bench's committed results."""
 import itertools
@@ -22,9 +22,9 @@ GRID = {"Ms": [128, 256, 512, 1024, 2048, 4096, 8192],
 
 def inc_path(results):
     """The table of the GPU whose results folder is `results` (results/h100: kernels/
-    18_best_table_h100.inc); kernels/18_best.cu includes each."""
+    kernels/best/table_h100.inc); kernels/best/best_tables.h includes each."""
     gpu = os.path.basename(os.path.normpath(results))
-    return os.path.join("kernels", f"18_best_table_{gpu}.inc")
+    return os.path.join("kernels", "best", f"table_{gpu}.inc")
 
 
 def gpu_profile(context, results):

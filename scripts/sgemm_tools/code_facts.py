@@ -13,7 +13,7 @@ The constants come from the kernel file: its file-level `constexpr int`s (rungs 
 template arguments of its first `launch_tile<...>` (or of the one a selector such as
 `BM=128,BN=128` picks, for rungs with several tiles) bound to launch_tile's parameter names,
 and the `static constexpr int`s of its `struct Tile` evaluated with them. The register split
-evaluates kernels/pipeline.cuh's `RegisterSplit` with the arguments of the Tile's
+evaluates kernels/hopper/pipeline.cuh's `RegisterSplit` with the arguments of the Tile's
 `using Registers = RegisterSplit<...>`. Nothing is kept here that the code says.
 """
 import json
@@ -25,7 +25,7 @@ import ladder
 from .data_facts import join
 
 EXPECTATIONS = "tests/sass_expectations.json"
-PIPELINE = "kernels/pipeline.cuh"
+PIPELINE = "kernels/hopper/pipeline.cuh"
 FALLBACK = re.compile(r"^FALLBACK\((\w+), (\w+), (\w+),", re.M)
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _CONST = re.compile(r"^(?P<indent>[ \t]*)(?:static[ \t]+)?constexpr[ \t]+(?:int|bool)[ \t]+"

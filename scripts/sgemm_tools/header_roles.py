@@ -2,16 +2,16 @@
 (scripts/docs-facts): a header a rung includes must be here, with what it holds."""
 
 HEADERS = {
-    "sgemm.h": "`library/sgemm.h`",
+    "sgemm/sgemm.h": "`include/sgemm/sgemm.h`",
     "runtime.h": "`library/runtime.h` with `library/runtime.cu` (the shared-memory opt-in, the "
                  "workspace, tensor maps, the Hopper check)",
     "dispatch.h": "`library/dispatch.h` with `library/dispatch.cu` (the fallback chain)",
-    "hopper.cuh": "`kernels/hopper.cuh` (mbarriers, TMA, wgmma)",
-    "pipeline.cuh": "`kernels/pipeline.cuh` (the mbarrier ring, the producer loop, the register "
+    "hopper/hopper.cuh": "`kernels/hopper/hopper.cuh` (mbarriers, TMA, wgmma)",
+    "hopper/pipeline.cuh": "`kernels/hopper/pipeline.cuh` (the mbarrier ring, the producer loop, the register "
                     "split, the tile order)",
-    "split_3xtf32.cuh": "`kernels/split_3xtf32.cuh` (the 3xTF32 split, the guard path, the "
+    "split_3xtf32/split_3xtf32.cuh": "`kernels/split_3xtf32/split_3xtf32.cuh` (the 3xTF32 split, the guard path, the "
                         "pre-pass)",
-    "every_shape_plumbing.cuh": "`kernels/every_shape_plumbing.cuh` (rung 15's plumbing: loads "
+    "split_3xtf32/every_shape_slices.cuh": "`kernels/split_3xtf32/every_shape_slices.cuh` (rung 15's plumbing: loads "
                                 "at any alignment, the pre-pass in one launch, the main kernel's "
                                 "launch with its cluster, the slices' sum)",
     "ozaki_bits.cuh": "`kernels/ozaki_bits.cuh` (the modulus as a compile-time constant, "
@@ -23,10 +23,10 @@ HEADERS = {
     "ozaki_plumbing.cuh": "`kernels/ozaki_plumbing.cuh` (the columns' transpose, the flagged "
                           "lists, gather and scatter, the slow path, the workspace's layout and "
                           "memory)",
-    "best_choice.h": "`kernels/best_choice.h` (the choice, as host code)",
-    "rung_id.h": "`library/rung_id.h` (rungs as typed handles, `RungId`, from "
+    "best/best_choice.h": "`kernels/best/best_choice.h` (the choice, as host code)",
+    "rung_id.h": "`kernels/rung_id.h` (rungs as typed handles, `RungId`, from "
                  "`kernels/ladder.inc`)",
-    "best_tables.h": "`kernels/best_tables.h` with `kernels/18_best_table_h200.inc` and "
+    "best/best_tables.h": "`kernels/best/best_tables.h` with `kernels/best/table_h200.inc` and "
                      "`_h100.inc` (the tables of measured rates, one per GPU; the rungs they "
                      "choose among come from the library)",
 }

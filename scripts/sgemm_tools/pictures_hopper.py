@@ -15,7 +15,7 @@ PRODUCER, CONSUMER = "#b2df8a", "#a6cee3"
 def mbarrier_ring(root):
     src = rung_source(root, 10)
     c = src.constants(src.launch_args(), TILE)
-    pipe = Source(root, "kernels/pipeline.cuh")
+    pipe = Source(root, "kernels/hopper/pipeline.cuh")
     keep = int(src.find(r"RegisterSplit<kThreads, kProducerThreads, (\d+)>", "register split")
                .group(1))
     regs = pipe.constants({"kThreads": c["kThreads"], "kProducerThreads": c["kProducerThreads"],

@@ -24,11 +24,11 @@ def constants(root):
     args = dict(zip(names, (evaluate(a, {}) for a in calls[-1].split(","))))
     c = src.constants(args, TILE)
     c["PROMOTE_short"] = evaluate(calls[0].split(",")[names.index("PROMOTE")], {})
-    hop = Source(root, "kernels/hopper.cuh")
+    hop = Source(root, "kernels/hopper/hopper.cuh")
     m, n, k = (int(v) for v in hop.find(r"wgmma\.mma_async\.sync\.aligned\.m(\d+)n(\d+)k(\d+)"
                                         r"\.f32\.tf32\.tf32", "the TF32 wgmma").groups())
     stride = hop.find(r"static_cast<uint64_t>\((\d+) \* kSpan >> 4\) << 32", "descriptor stride")
-    split = Source(root, "kernels/split_3xtf32.cuh")
+    split = Source(root, "kernels/split_3xtf32/split_3xtf32.cuh")
     order = re.findall(r"WgmmaTf32<BN>::mma\(acc, a(Hi|Lo) \+ step, b(Hi|Lo) \+ step", split.code)
     if len(order) != 3:
         raise SystemExit(f"scripts/pictures: {split.path}: mma_stage's three products not found")

@@ -5,7 +5,7 @@ beside it, the path and the slices rung 15's choose() gives each shape of the co
 Drawn from kernels/15_every_shape_3xtf32.cu's constants (the Tile struct at run_prepass's
 template arguments, kPitch, kMostRanks, kMostSlices, kPromote, kFusedBelow, the Fused tile)
 and choose() as the launcher computes them, on the sweep's GPU; Slicing, and the cluster of a
-tile's slices as multiply() launches it (kernels/every_shape_plumbing.cuh)."""
+tile's slices as multiply() launches it (kernels/split_3xtf32/every_shape_slices.cuh)."""
 import json
 import os
 import re
@@ -48,7 +48,7 @@ class Rung15:
                      r"s\.x \+= p\.x"]:
             src.find(line, "the line /" + line + "/ of choose() or the cluster's sum")
         # Slicing, run_prepass and multiply()'s cluster live in the rung's plumbing.
-        plumbing = Source(root, "kernels/every_shape_plumbing.cuh")
+        plumbing = Source(root, "kernels/split_3xtf32/every_shape_slices.cuh")
         for line in [r"kSlice = \(kTiles \+ want - 1\) / want \* bk;",
                      r"slices = \(K \+ kSlice - 1\) / kSlice;",
                      r"Slicing cut\(K, std::min\(want, kMostRanks\), BK\);",
@@ -184,7 +184,7 @@ def cluster_slices(root):
     return s
 
 
-# The lines of mma_stage_split_a (kernels/split_3xtf32.cuh) this picture draws: the fragment's
+# The lines of mma_stage_split_a (kernels/split_3xtf32/split_3xtf32.cuh) this picture draws: the fragment's
 # element, its address in the swizzled box, the split; a change to them must show here.
 FRAGMENT = (r"const int r = row \+ 8 \* \(v % 2\), "
             r"k = 16 \* half \+ 8 \* step \+ lane % 4 \+ 4 \* \(v / 2\);")
@@ -198,7 +198,7 @@ def split_a(root):
     its four registers, and where each element sits in the TMA box under the 128-byte swizzle:
     one LDS.32 of the warp (one register v) reads 8 rows x 4 k, 32 different banks."""
     r = Rung15(root)
-    head = Source(root, "kernels/split_3xtf32.cuh")
+    head = Source(root, "kernels/split_3xtf32/split_3xtf32.cuh")
     tile = head.find(r"static_assert\(kSpan == (\d+) && BK == (\d+)", "the split's tile")
     span, bk = int(tile.group(1)), int(tile.group(2))
     for line in (FRAGMENT, ADDRESS, ROW, SPLIT):
@@ -214,7 +214,7 @@ def split_a(root):
 
     k = {"kSpan": span, "BK": bk, "kSplitAMaxN": most_n}
     s = Svg("15 · A split in the main kernel: wgmma's fragment of A, and the box it comes from",
-            "kernels/split_3xtf32.cuh (mma_stage_split_a, split_finite), " + r.src.path, k, 560,
+            "kernels/split_3xtf32/split_3xtf32.cuh (mma_stage_split_a, split_finite), " + r.src.path, k, 560,
             width=800)
     # Left: the fragment, warp 0's 16 rows of the warpgroup's 64 x 8 slab of the first k8 step.
     cw, ch, x0, y0 = 40, 20, 40, 80
@@ -282,7 +282,7 @@ def split_b(root):
     BK k-rows x 32 columns; warp 0's register a0 (rows 0-7 of C^T, k 0-3) read across the first
     box, and the banks one LDS.32 of the warp meets."""
     r = Rung15(root)
-    head = Source(root, "kernels/split_3xtf32.cuh")
+    head = Source(root, "kernels/split_3xtf32/split_3xtf32.cuh")
     tile = head.find(r"static_assert\(kSpan == (\d+) && BK == (\d+)", "the split's tile")
     span, bk = int(tile.group(1)), int(tile.group(2))
     for line in (MAJOR_M, ROW):
@@ -296,7 +296,7 @@ def split_b(root):
 
     k = {"kSpan": span, "BK": bk, "kSplitAMaxN": most}
     s = Svg("15 · B split in the main kernel: C^T = B^T A^T, B^T's fragment across TMA's boxes",
-            "kernels/split_3xtf32.cuh (mma_stage_split_a<…, kMajorM>), " + r.src.path, k, 300,
+            "kernels/split_3xtf32/split_3xtf32.cuh (mma_stage_split_a<…, kMajorM>), " + r.src.path, k, 300,
             width=800)
     bx, by, bw, ch = 60, 90, 90, 24
     s.text(20, by - 48, f"Where M ≤ {most} < N: B (K × N, row-major) is read as it lies, in boxes "

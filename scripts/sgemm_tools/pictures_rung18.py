@@ -1,5 +1,5 @@
 """Rung 18's picture: the one call's decision on each GPU measured, drawn from the tables the
-library compiles in (kernels/18_best_table_*.inc) and the margin kernels/best_choice.h gives a
+library compiles in (kernels/best/table_*.inc) and the margin kernels/best/best_choice.h gives a
 data-dependent path. At each grid shape with M = N, the path the launcher takes there (the
 fastest measured rate, rung 16's counted kDataDependentMargin times slower) and its rate as a
 percentage of cuBLAS SGEMM's, timed in turn with it in the run the table was written from
@@ -46,9 +46,9 @@ def chosen(rates, margin):
 
 
 def decision(root):
-    choice = Source(root, "kernels/best_choice.h")
+    choice = Source(root, "kernels/best/best_choice.h")
     margin = float(choice.find(r"kDataDependentMargin = ([\d.]+);", "the margin").group(1))
-    tables = [Source(root, os.path.join("kernels", f"18_best_table_{g}.inc"))
+    tables = [Source(root, os.path.join("kernels", "best", f"table_{g}.inc"))
               for g in ("h200", "h100")]
     read = [read_table(root, t) for t in tables]
     sizes, ks = read[0][2]["Ms"], read[0][2]["Ks"]

@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <string>
 
-#include "sgemm.h"
-#include "sgemm_cublas.h"
+#include "sgemm/sgemm.h"
+#include "sgemm/sgemm_cublas.h"
 
 int main() {
   for (const sgemm::RungInfo& rung : sgemm::rungs()) {
