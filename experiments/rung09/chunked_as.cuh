@@ -2,7 +2,7 @@
 // keeps A's 16-byte chunks ([m][k], swizzled by row) so that A moves in 16-byte copies, and
 // the inner loop reads one float4 along k per row for four steps of k. It lost: 80% of
 // cuBLAS at 4096^3 against (a)'s 90%, with dispatch stalls at 255 registers
-// (results/h100/experiments.txt). Kept as the experiment's evidence.
+// (experiments/notebook/results/h100/notebook.txt). Kept as the experiment's evidence.
 #pragma once
 
 #include <cuda_runtime.h>

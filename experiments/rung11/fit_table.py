@@ -5,7 +5,7 @@ slices' sum, a fixed cost and a bandwidth. The model is kernels/11_every_shape.c
 the fit minimises the squared log error over every measured (tile, slices, shape), by a grid
 search (standard library only).
 
-    experiments/rung11/fit_table.py results/h200/experiments/rung11_configs_*.csv
+    experiments/rung11/fit_table.py experiments/rung11/results/h200/rung11_configs*.csv
 """
 import csv
 import itertools

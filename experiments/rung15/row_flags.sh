@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Rung 15's split of A, with A's row flags taken by the main kernel as it splits (RowsSeen): the
 # pre-pass no longer reads A at all where the kernel splits it. Does it pay, and what does it
-# cost the kernel? Prediction (H100, results/h100/experiments.txt): 4096x256x4096 +10-15% and
+# cost the kernel? Prediction (H100, experiments/notebook/results/h100/notebook.txt): 4096x256x4096 +10-15% and
 # 16384x512x4096 +5-10% (A's 64 and 256 MB read once less), the loop 48 instructions longer
 # (394 -> 442 a stage); every other shape unchanged (the old path). One GPU call: the tests of
 # rung 15 and of what runs it, then rung 15 before (.baseline/, carried) and after, cuBLAS in

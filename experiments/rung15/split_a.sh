@@ -2,7 +2,7 @@
 # Rung 15 with A split in the main kernel (wgmma with A from registers): does it pay, shape by
 # shape, on the H100? Where A's rows are 16-byte aligned the pre-pass now only flags A's rows,
 # so A crosses memory once instead of three times (read; hi and lo written; both read again).
-# Prediction (H100, results/h100/experiments.txt): 4096x256x4096 +40-60%, 16384x512x4096 ~+20%,
+# Prediction (H100, experiments/notebook/results/h100/notebook.txt): 4096x256x4096 +40-60%, 16384x512x4096 ~+20%,
 # 1024x1024x65536 ~+10%, the square shapes +2-5%, 512x16384x4096 and 256x4096x4096 (A small)
 # and the shapes whose lda is odd (4097^3, 4095x4097x4093: the old path) unchanged. One GPU
 # call: rung 15's tests and the tests of what runs it (16's slow path, 18, the planted kernels,

@@ -5,7 +5,7 @@
 # shapes with N from 256 to 2048; then the GPU tests matching TESTS (a ctest -R pattern), where
 # set. Reading it: with 0, after/before > 1 where the split pays at N <= kSplitAMaxN; with 2048,
 # after/before < 1 where a higher limit would pay. Run at ce1b602 (limit 512) on both GPUs, it
-# moved the limit to 1024 (results/*/experiments/rung15_limit_*.txt, experiments.txt).
+# moved the limit to 1024 (experiments/rung15/results/*/rung15_limit_*.txt; experiments/notebook).
 #   experiments/rung15/split_a_limit.sh
 source "$(dirname "$0")/../session_common.sh"
 configure_and_build

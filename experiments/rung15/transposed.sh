@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Rung 15 on few rows of C and many columns (M <= kSplitAMaxN < N): computed as C^T = B^T A^T, B
 # is the operand the kernel splits in registers and A's split (no transpose) its other one; the
-# pre-pass no longer transposes B. Does it pay? Prediction (H100, results/h100/experiments.txt,
+# pre-pass no longer transposes B. Does it pay? Prediction (H100, experiments/notebook/results/h100/notebook.txt,
 # change 5): 256x4096x4096 103 -> 170-190%, 512x16384x4096 157 -> 190-210%; other shapes
 # unchanged. One GPU call: rung 15 before (.baseline/, carried: the kernels before the change)
 # and after, cuBLAS in turn; then the GPU tests matching TESTS (a ctest -R pattern), where set.
 # (At ce1b602 this script also timed a copy at kSplitAMaxN = 1024, the limit since:
-# results/h100/experiments/rung15_limit_1024.txt; experiments/rung15/split_a_limit.sh asks that.)
+# experiments/rung15/results/h100/rung15_limit_1024.txt; experiments/rung15/split_a_limit.sh asks that.)
 #   rm -rf .baseline && mkdir .baseline && git archive <before> kernels | tar -x -C .baseline
 #   TESTS="Rung15|Graph" experiments/rung15/transposed.sh
 source "$(dirname "$0")/../session_common.sh"

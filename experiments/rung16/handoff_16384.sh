@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Why does rung 16 run 10% below rung 15 at 16384^3 on phi=4 inputs on the H100 (4% on the
-# H200; results/h100/experiments.txt), where it hands the whole problem to rung 15 after a
+# H200; experiments/notebook/results/h100/notebook.txt), where it hands the whole problem to rung 15 after a
 # prediction that costs about 50 us? One GPU call: rungs 15 and 16 timed on those inputs, then
 # with a workspace limit large enough for both rungs' workspaces at once, then every kernel of
 # one call of each under Nsight Compute (which path rung 15 takes inside rung 16, and how long

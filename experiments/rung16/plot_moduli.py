@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Rung 16's speed and error against its number of moduli, from `sgemm_moduli` JSON.
 
-    experiments/rung16/plot_moduli.py results/h200/experiments/rung16_moduli.json docs/img/16_moduli.png
+    experiments/rung16/plot_moduli.py experiments/rung16/results/h200/rung16_moduli.json docs/img/16_moduli.png
 
 Left: TFLOP/s (2 M N K / time) per size, cuBLAS SGEMM and rungs 14 and 15 as horizontal lines.
 Right: relative Frobenius error against FP64 on uniform inputs, cuBLAS SGEMM as a line.

@@ -12,7 +12,7 @@ CANDIDATES = ["every_shape", "every_shape_3xtf32", "ozaki_int8", "cluster_splitk
 # The grid, a factor of 2 between points in M and N (4 in K, 8 from 8192 to 65536): the bench's
 # suite lies within it (128^3 .. 8192^3, K from 128 to 65536), and the rates beyond 8192 in M
 # and N are held, as the GPU is full there. A factor of 4 in M and N (80 shapes) missed twice on
-# the suite (results/h200/experiments.txt): 256 x 4096 x 4096 took rung 11 where rung 15 is
+# the suite (experiments/notebook/results/h200/notebook.txt): 256 x 4096 x 4096 took rung 11 where rung 15 is
 # faster, 6000^3 rung 16 where rung 15 is. 245 shapes, about four minutes of GPU time.
 GRID = {"Ms": [128, 256, 512, 1024, 2048, 4096, 8192],
         "Ns": [128, 256, 512, 1024, 2048, 4096, 8192],

@@ -20,7 +20,8 @@ _RATIO_KEY = re.compile(r"(?:^|_)(?:vs|ratio|speedup)(?:_|$)", re.I)
 
 class Measured:
     """The numbers a lesson may quote: those of the core JSONs of each GPU (CORE and
-    profiles/) and of every results/<gpu>/...json the doc names, as strings at 0-3 decimals.
+    profiles/) and of every results/<gpu>/...json the doc names (an experiment's too:
+    experiments/<name>/results/<gpu>/...json), as strings at 0-3 decimals.
     A value that belongs to a rung (a record with a "rung", a sweep's row, a profile
     NN_*.json; cuBLAS is rung 0) counts only for that rung's doc, the doc after it, and a
     line that names it ('rung 8', 'rungs 5-8', 'cuBLAS'; a table row: or its header); doc 00
@@ -51,7 +52,7 @@ class Measured:
 
     def allowed(self, text, rungs):
         """(percentages, ratios) a doc with this text may quote of these rungs (None: any)."""
-        named = set(re.findall(r"results/h[0-9]+/[\w./-]*?\.json", text))
+        named = set(re.findall(r"(?:experiments/[\w-]+/)?results/h[0-9]+/[\w./-]*?\.json", text))
         for folder in RESULTS:
             named |= {f"{folder}/{name}" for name in CORE}
             profiles = os.path.join(self.root, folder, "profiles")

@@ -2,8 +2,8 @@
 # Rung 16 on real inputs (issue 27), measured by the bench: rungs 15 and 16, each timed in turn
 # with cuBLAS SGEMM, one sgemm_bench run per distribution; 16384^3 for uniform and normal.
 # JSON per distribution under $OUT (packed into bench_inputs.tar.gz), merged into
-# $OUT/rung16_inputs.json (merge.py) for scripts/inputs-table. Assumes build-gpu/.
-#   experiments/rung16_inputs/bench.sh
+# $OUT/rung16_inputs.json (inputs_merge.py) for scripts/inputs-table. Assumes build-gpu/.
+#   experiments/rung16/inputs_bench.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
@@ -16,6 +16,6 @@ for in in uniform normal phi=0 phi=0.5 phi=1 phi=2 phi=4 big-column big-rows gri
     grep -E "rung:1[56]|error" | sed "s/^/$in /"
 done
 order="uniform normal phi=0 phi=0.5 phi=1 phi=2 phi=4 big-column big-rows grid"
-experiments/rung16_inputs/merge.py "$OUT/rung16_inputs.json" \
+experiments/rung16/inputs_merge.py "$OUT/rung16_inputs.json" \
   $(for in in $order; do echo "$OUT/bench_inputs/$in.json"; done)
 cd "$OUT" && tar czf bench_inputs.tar.gz bench_inputs && rm -rf bench_inputs

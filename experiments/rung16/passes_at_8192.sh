@@ -4,7 +4,7 @@
 # (experiments/timing/before_after_rung16.cu; needs the carried .ba16/ folder its header
 # describes). One GPU call: build, rung 16's GPU tests, before/after, rungs 15 and 16 beside
 # cuBLAS on uniform and normal inputs, then Nsight Compute on rung 16's small kernels at 8192^3.
-#   experiments/rung16_prepass/passes_at_8192.sh
+#   experiments/rung16/passes_at_8192.sh
 source "$(dirname "$0")/../session_common.sh"
 B=build-gpu
 step configure 120 cmake -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release

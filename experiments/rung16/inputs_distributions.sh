@@ -2,7 +2,7 @@
 # Rung 16 on real inputs (issue 27), one GPU call: build, the inputs and planted tests, then
 # rungs 15 and 16 timed beside cuBLAS SGEMM on every distribution at 4096^3 and 8192^3, each
 # with its checks, and the accuracy report at 2048^3. Logs and JSON under $OUT.
-#   experiments/rung16_inputs/distributions.sh [--skip-tests] [--sizes "4096 8192"]
+#   experiments/rung16/inputs_distributions.sh [--skip-tests] [--sizes "4096 8192"]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
@@ -14,7 +14,7 @@ while [ $# -gt 0 ]; do
     --skip-tests) tests=0 ;;
     --sizes) sizes=$2; shift ;;
     --inputs) inputs=$2; shift ;;
-    *) echo "distributions.sh: unknown option $1" >&2; exit 2 ;;
+    *) echo "inputs_distributions.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
 done
