@@ -4,7 +4,7 @@ that choose() in kernels/17_cluster_splitk.cu picks (its rule, written again her
 that measured fastest, and what a fitted cost model would have picked instead (it was tried
 first and lost: a linear model of the times misses the short-K regime, below).
 
-    experiments/rung17/fit_table.py results/h200/experiments/rung17_configs_v1.txt
+    experiments/rung17/fit_table.py experiments/rung17/results/h200/rung17_configs_v1.txt
 
 The cost model that was tried, per tile c of the table and cluster size r (blocks of a cluster: the split of K):
     tiles = ceil(M / BM) * ceil(N / BN), blocks = tiles * r, k-tiles per block = kSlice / BK

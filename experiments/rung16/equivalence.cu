@@ -4,7 +4,7 @@
 // Inf, NaN, both signs) at every scale that keeps the integers below 2^kScaledBits, and every
 // residue of v in [-2^29, 2^29] on a stride plus the ends. No GPU needed:
 //   nvcc -O2 -std=c++17 -DSGEMM_NO_SM90A -Ilibrary -Irunner -Ikernels \
-//        experiments/rung16_prepass/equivalence.cu -o eq && ./eq
+//        experiments/rung16/equivalence.cu -o eq && ./eq
 #include <cmath>
 #include <cstdio>
 #include <random>
