@@ -45,77 +45,33 @@
 #include <string>
 #include <type_traits>
 
-#include "hopper.cuh"    // mbarriers, TMA copies, setmaxnreg, wgmma (docs/10 explains each)
-#include "pipeline.cuh"  // the ring, producer loop, register split, tile order (rungs 10, 14)
-#include "runtime.h"     // tensor maps, the shared-memory opt-in, the Hopper check, the workspace
-#include "sgemm.h"       // Gemm: the problem, as every rung's launcher takes it
-
-namespace sgemm::every_shape_3xtf32 {
-// Rung 15 (kernels/15_*.cu) on C's first limits[0] rows and limits[1] columns, read on the GPU.
-cudaError_t launch_limited(const Gemm& gemm, const int* limits, cudaStream_t stream);
-}  // namespace sgemm::every_shape_3xtf32
+#include "hopper.cuh"             // mbarriers, TMA, setmaxnreg, wgmma (docs/10 explains each)
+#include "ozaki_bits.cuh"         // the moduli, Crt, scaled integers and residues from the bits
+#include "ozaki_certificate.cuh"  // the certificate, the bound plane's epilogue, the prediction
+#include "ozaki_residues.cuh"     // store_residues, the columns' pass through a transpose
+#include "ozaki_slow_path.cuh"    // the flagged lists, gather and scatter, the slow path
+#include "ozaki_statistics.cuh"   // Stats, Line, Tally, Plan, the magnitude bytes, the first pass
+#include "ozaki_workspace.cuh"    // the workspace's Layout, the launch's Memory
+#include "pipeline.cuh"           // ring, producer loop, register split, tile order (rungs 10, 14)
+#include "runtime.h"              // tensor maps, shared-memory opt-in, Hopper check, workspace
+#include "sgemm.h"                // Gemm: the problem, as every rung's launcher takes it
 
 namespace sgemm::ozaki_int8 {
 
 using namespace hopper;
 using namespace pipeline;
+using namespace ozaki;  // sgemm::ozaki: the code of the ozaki_*.cuh headers
+using ozaki::Layout;    // the workspace's, not sgemm::Layout (sgemm.h: a matrix's storage order)
 
-// ---- The moduli.
+// ---- The moduli (kModuli, kMinModuli to kMaxModuli of them; Crt: ozaki_bits.cuh).
 
-constexpr int kMaxModuli = 8;  // the scaled integers then stay below 2^32 (sqrt(P / 2) < 2^32)
-constexpr int kMinModuli = 4;
-constexpr int kModuli[kMaxModuli] = {256, 255, 253, 251, 247, 241, 239, 233};
 constexpr int kLadderModuli = 7;  // the fewest that meet FP32 accuracy (docs/16)
 
-// The moduli in use (computed on the host, exactly, in crt_of): the CRT weights w_l =
-// (P/p_l) ((P/p_l)^-1 mod p_l) < P < 2^64 and P itself, each cut into a high part (low
-// kSplitBits bits cleared) and a low part: doubles whose sums and products with residues
-// (< 2^8) and quotients (< 2^11) FP64 holds exactly.
-constexpr int kSplitBits = 22;
-struct Crt {
-  int count;
-  double weightHi[kMaxModuli], weightLo[kMaxModuli];
-  double P_hi, P_lo, inverseP;
-  double T;  // the scale's target: every row gets ||2^s a|| <= 2^T (see Stats::scale)
-};
-
-// ---- The pre-pass: norms, scales, residues.
-
-// The scaled integers stay below 2^kScaledBits in magnitude (Crt::T keeps them there: up to 7
-// moduli it is below 2^27.4 anyway), so that the residue arithmetic stays in 31 bits.
-constexpr int kScaledBits = 29;
-
-#include "ozaki_bits.cuh"        // scale_to_integer, residue_byte, reduce_mod: from the bits
-#include "ozaki_statistics.cuh"  // Stats, Line, Tally, Plan, the magnitude bytes, the first pass
-
-// Four consecutive elements' residues, packed as 4 bytes, into each plane: plane l at
-// planes + l * planeBytes; then their magnitude bytes into plane `count` (the bound plane).
-__device__ __forceinline__ void store_residues(const float (&x)[4], int s, int e, int count,
-                                               uint8_t* planes, size_t planeBytes, Tally& tally) {
-  Scaled v[4];
-  uint32_t bytes = 0;
-#pragma unroll
-  for (int c = 0; c < 4; ++c) {
-    v[c] = scale_to_integer(x[c], s);
-    bytes |= magnitude_byte(x[c], e) << (8 * c);
-    tally.integers += v[c].magnitude;
-    tally.inexact |= v[c].inexact;
-  }
-#pragma unroll
-  for (int l = 0; l < kMaxModuli; ++l) {
-    if (l >= count) break;
-    uint32_t word = 0;
-    with_modulus(l, [&](auto p) {
-#pragma unroll
-      for (int c = 0; c < 4; ++c) word |= residue_byte<decltype(p)::value>(v[c].value) << (8 * c);
-    });
-    *reinterpret_cast<uint32_t*>(planes + l * planeBytes) = word;
-  }
-  *reinterpret_cast<uint32_t*>(planes + count * planeBytes) = bytes;
-}
+// ---- The pre-pass: norms, scales, residues (the statistics: ozaki_statistics.cuh).
 
 // The rows of A, second pass (after sgemm_ozaki_int8_row_stats): one block a row stores its
-// residues and magnitude bytes into planes [count + 1][M][Kp] (Kp % 16 == 0), and its Line.
+// residues and magnitude bytes (store_residues, ozaki_residues.cuh) into planes [count + 1][M][Kp]
+// (Kp % 16 == 0), and its Line.
 __global__ void __launch_bounds__(kRowThreads)
     sgemm_ozaki_int8_rows(int M, int K, const float* A, long long lda, const Stats* stats, Crt crt,
                           uint8_t* planes, int Kp, Line* lines, const Plan* plan) {
@@ -146,8 +102,6 @@ __global__ void __launch_bounds__(kRowThreads)
                   row.flags() | (all.inexact ? kInexact : 0)};
   }
 }
-
-#include "ozaki_certificate.cuh"  // the certificate, the bound plane's epilogue, the prediction
 
 // ---- The INT8 GEMM, one modulus per block.
 
@@ -376,7 +330,25 @@ __global__ void __launch_bounds__(kQuads * 4, 2)
   }
 }
 
-#include "ozaki_plumbing.cuh"  // the columns' pass, the slow path, the launch's memory
+// The reconstruction, one kernel for each count of moduli (a template argument), a block 256
+// columns and 4 kReconstructRows rows of C.
+cudaError_t queue_reconstruction(int count, const Gemm& g, const uint8_t* residues, int ldr,
+                                 const Crt& crt, const Line* lines, const int* fails,
+                                 const Plan* plan, cudaStream_t stream) {
+  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
+  const dim3 block(kQuads, 4);
+  const int rowsPerBlock = 4 * kReconstructRows;
+  const dim3 grid((N + 4 * kQuads - 1) / (4 * kQuads),
+                  std::min((M + rowsPerBlock - 1) / rowsPerBlock, 65535));
+  constexpr decltype(&sgemm_ozaki_int8_reconstruct<kMaxModuli>) kReconstruct[] = {
+      sgemm_ozaki_int8_reconstruct<4>, sgemm_ozaki_int8_reconstruct<5>,
+      sgemm_ozaki_int8_reconstruct<6>, sgemm_ozaki_int8_reconstruct<7>,
+      sgemm_ozaki_int8_reconstruct<8>};
+  static_assert(kMinModuli == 4 && kMaxModuli == 8, "one kernel for each count of moduli");
+  kReconstruct[count - kMinModuli]<<<grid, block, 0, stream>>>(M, N, alpha, beta, C, ldc, residues,
+                                                               ldr, crt, lines, fails, plan);
+  return cudaGetLastError();
+}
 
 // ---- The launcher.
 

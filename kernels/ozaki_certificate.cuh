@@ -6,14 +6,27 @@
 // certificate on a sample of rows and columns; sgemm_ozaki_int8_decide; queue_prediction, which
 // the launcher calls), with sgemm_ozaki_int8_assign, which hands what the certificate flags to
 // the slow path; and the bound plane's part of the INT8 GEMM (tile_bounds, certify). Rung 16
-// (kernels/16_ozaki_int8.cu) includes it; docs/16_ozaki_int8.md derives the certificate.
-//
-// Included inside the rung's namespace, after its pre-pass and ozaki_statistics.cuh (it reads
-// Stats, Line, Tally, Plan, magnitude_byte, block_tally, kRowThreads, kColumnTile and kSliceRows
-// from there, scale_to_integer from ozaki_bits.cuh) and after the rung's declaration of
-// every_shape_3xtf32::launch_limited (queue_prediction), and in no other way: it has no include
-// guard of its own (tests/planted_kernels.cu includes the rung twice, each time in a namespace of
-// its own).
+// (kernels/16_ozaki_int8.cu) includes it at its top; docs/16_ozaki_int8.md derives the
+// certificate. Its code is in namespace sgemm::ozaki.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "ozaki_bits.cuh"        // scale_to_integer
+#include "ozaki_statistics.cuh"  // Stats, Line, Tally, Plan, magnitude_byte, the sampled lines
+#include "sgemm.h"               // Gemm: the problem, as queue_prediction takes it
+
+namespace sgemm::every_shape_3xtf32 {
+// Rung 15 (kernels/15_*.cu) on C's first limits[0] rows and limits[1] columns, read on the GPU:
+// the whole problem where the prediction says so (here), the slow path (ozaki_slow_path.cuh).
+cudaError_t launch_limited(const Gemm& gemm, const int* limits, cudaStream_t stream);
+}  // namespace sgemm::every_shape_3xtf32
+
+namespace sgemm::ozaki {
 
 // ---- The certificate.
 
@@ -357,9 +370,9 @@ __global__ void sgemm_ozaki_int8_assign(int M, int N, int rowsCap, int columnsCa
 // integer work: the heavy lines, the certificate on the sample (K >= kPredictMinK), the
 // decision, and rung 15 on the whole problem where the prediction says so, queued now: while
 // the GPU runs it, the host queues the rest, each kernel of which then returns at once.
-cudaError_t queue_prediction(const Gemm& g, Stats* partial, Stats* stats, double T, double budget,
-                             uint8_t* rowBytes, int Kq, uint32_t* columnWords, const Sample& sample,
-                             Plan* plan, cudaStream_t stream) {
+inline cudaError_t queue_prediction(const Gemm& g, Stats* partial, Stats* stats, double T,
+                                    double budget, uint8_t* rowBytes, int Kq, uint32_t* columnWords,
+                                    const Sample& sample, Plan* plan, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
   const int sampledRows = sample_count(M), sampledColumns = sample_count(N);
   const dim3 columnBlock(kColumnTile, 8);
@@ -401,3 +414,5 @@ cudaError_t queue_prediction(const Gemm& g, Stats* partial, Stats* stats, double
     return err;  // (C is untouched: the chain may start again from it)
   return cudaSuccess;
 }
+
+}  // namespace sgemm::ozaki
