@@ -377,9 +377,6 @@ inline Crt crt_of(int count, int K) {
   crt.T = std::log2(std::sqrt(crt.P_hi / 2) - 0.5 * std::sqrt(static_cast<double>(K))) - 1e-3;
   // An element is at most 2^T + 1/2: below 2^kScaledBits (this caps 8 moduli only).
   crt.T = std::min(crt.T, kScaledBits - 0.1);
-#ifdef SGEMM_PLANT_COARSE_SCALE
-  crt.T -= 11;  // tests/planted_kernels.cu: 11 bits fewer a row, 2^11 times the error
-#endif
   return crt;
 }
 
@@ -411,7 +408,9 @@ cudaError_t multiply(int M, int N, int K, int count, const uint8_t* W, const Lay
 // C = alpha A B + beta C with `count` moduli (kMinModuli to kMaxModuli): the kernels in the order
 // they run (the top comment), each gated by the Plan, which the GPU fills: the launch queues the
 // same kernels whatever the inputs and never waits for the GPU (a CUDA graph can capture it).
-runtime::LaunchAnswer launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
+// halfBoundAlways: a choice the tests force (kernels/testing.h: launch_half_bound_always).
+runtime::LaunchAnswer launch_moduli(int count, bool halfBoundAlways, const Gemm& g,
+                                    cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
   if (M < 1 || N < 1 || K < 1 || lda < K || ldb < N || ldc < N || count < kMinModuli ||
       count > kMaxModuli)
@@ -437,7 +436,8 @@ runtime::LaunchAnswer launch_moduli(int count, const Gemm& g, cudaStream_t strea
   err = queue_statistics(g, Lines::sampled, stats, partial, plan, stream);
   if (err == cudaSuccess)
     err = queue_prediction(g, partial, stats, crt.T, budget, w + L.sampleRows, L.Kq,
-                           reinterpret_cast<uint32_t*>(w + L.sampleColumns), sample, plan, stream);
+                           reinterpret_cast<uint32_t*>(w + L.sampleColumns), sample, plan,
+                           halfBoundAlways, stream);
   if (err == cudaSuccess) err = queue_statistics(g, Lines::all, stats, partial, plan, stream);
   if (err != cudaSuccess) return err;
 
@@ -469,8 +469,15 @@ runtime::LaunchAnswer launch_moduli(int count, const Gemm& g, cudaStream_t strea
   return runtime::LaunchAnswer::stop(err);
 }
 
+runtime::LaunchAnswer launch_moduli(int count, const Gemm& gemm, cudaStream_t stream) {
+  return launch_moduli(count, false, gemm, stream);
+}
+runtime::LaunchAnswer launch_half_bound_always(const Gemm& gemm, cudaStream_t stream) {
+  return launch_moduli(kLadderModuli, true, gemm, stream);
+}
+
 runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream) {
-  return launch_moduli(kLadderModuli, gemm, stream);
+  return launch_moduli(kLadderModuli, false, gemm, stream);
 }
 
 }  // namespace sgemm::ozaki_int8

@@ -20,10 +20,10 @@ namespace sgemm::ozaki {
 
 // ---- A line's statistics.
 
-// The rule before the certificate, kept for the planted variant that the inputs checks must
-// fail (SGEMM_PLANT_SPAN_RULE): only rows (of A) or columns (of B) whose nonzero magnitudes span
-// more than 2^kMaxSpan left the integer path. Below it the error stayed relative to the line's
-// norm, and a line's small elements meeting another's large ones broke FP32's bound.
+// The rule before the certificate: only rows (of A) or columns (of B) whose nonzero magnitudes
+// span more than 2^kMaxSpan left the integer path. Below it the error stayed relative to the
+// line's norm, and a line's small elements meeting another's large ones broke FP32's bound.
+// The certificate decides now; a line's flags still record the span (kWide), which nothing reads.
 constexpr int kMaxSpan = 24;
 
 // A line's flags (Line::flags).
