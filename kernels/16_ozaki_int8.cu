@@ -48,76 +48,32 @@
 #include "hopper/hopper.cuh"    // mbarriers, TMA copies, setmaxnreg, wgmma (docs/10 explains each)
 #include "hopper/pipeline.cuh"  // the ring, producer loop, register split, tile order (rungs 10, 14)
 #include "launchers.h"          // Gemm, and the one launcher signature every rung shares
-#include "runtime/device.h"     // the shared-memory opt-in, the Hopper check
+#include "ozaki/ozaki_bits.cuh"         // the moduli, Crt, scaled integers and residues from the bits
+#include "ozaki/ozaki_certificate.cuh"  // the certificate, the bound plane's epilogue, the prediction
+#include "ozaki/ozaki_residues.cuh"     // store_residues, the columns' pass through a transpose
+#include "ozaki/ozaki_slow_path.cuh"    // the flagged lists, gather and scatter, the slow path
+#include "ozaki/ozaki_statistics.cuh"   // Stats, Line, Tally, Plan, the magnitude bytes, the first pass
+#include "ozaki/ozaki_workspace.cuh"    // the workspace's Layout, the launch's Memory
+#include "runtime/device.h"      // the shared-memory opt-in, the Hopper check
 #include "runtime/tensor_map.h"  // tensor maps
 #include "runtime/workspace.h"   // the workspace
-
-namespace sgemm::every_shape_3xtf32 {
-// Rung 15 (kernels/15_*.cu) on C's first limits[0] rows and limits[1] columns, read on the GPU.
-cudaError_t launch_limited(const Gemm& gemm, const int* limits, cudaStream_t stream);
-}  // namespace sgemm::every_shape_3xtf32
 
 namespace sgemm::ozaki_int8 {
 
 using namespace hopper;
 using namespace pipeline;
+using namespace ozaki;  // sgemm::ozaki: the code of the ozaki_*.cuh headers
+using ozaki::Layout;    // the workspace's, not sgemm::Layout (sgemm.h: a matrix's storage order)
 
-// ---- The moduli.
+// ---- The moduli (kModuli, kMinModuli to kMaxModuli of them; Crt: ozaki_bits.cuh).
 
-constexpr int kMaxModuli = 8;  // the scaled integers then stay below 2^32 (sqrt(P / 2) < 2^32)
-constexpr int kMinModuli = 4;
-constexpr int kModuli[kMaxModuli] = {256, 255, 253, 251, 247, 241, 239, 233};
 constexpr int kLadderModuli = 7;  // the fewest that meet FP32 accuracy (docs/16)
 
-// The moduli in use (computed on the host, exactly, in crt_of): the CRT weights w_l =
-// (P/p_l) ((P/p_l)^-1 mod p_l) < P < 2^64 and P itself, each cut into a high part (low
-// kSplitBits bits cleared) and a low part: doubles whose sums and products with residues
-// (< 2^8) and quotients (< 2^11) FP64 holds exactly.
-constexpr int kSplitBits = 22;
-struct Crt {
-  int count;
-  double weightHi[kMaxModuli], weightLo[kMaxModuli];
-  double P_hi, P_lo, inverseP;
-  double T;  // the scale's target: every row gets ||2^s a|| <= 2^T (see Stats::scale)
-};
-
-// ---- The pre-pass: norms, scales, residues.
-
-// The scaled integers stay below 2^kScaledBits in magnitude (Crt::T keeps them there: up to 7
-// moduli it is below 2^27.4 anyway), so that the residue arithmetic stays in 31 bits.
-constexpr int kScaledBits = 29;
-
-#include "ozaki_bits.cuh"        // scale_to_integer, residue_byte, reduce_mod: from the bits
-#include "ozaki_statistics.cuh"  // Stats, Line, Tally, Plan, the magnitude bytes, the first pass
-
-// Four consecutive elements' residues, packed as 4 bytes, into each plane: plane l at
-// planes + l * planeBytes; then their magnitude bytes into plane `count` (the bound plane).
-__device__ __forceinline__ void store_residues(const float (&x)[4], int s, int e, int count,
-                                               uint8_t* planes, size_t planeBytes, Tally& tally) {
-  Scaled v[4];
-  uint32_t bytes = 0;
-#pragma unroll
-  for (int c = 0; c < 4; ++c) {
-    v[c] = scale_to_integer(x[c], s);
-    bytes |= magnitude_byte(x[c], e) << (8 * c);
-    tally.integers += v[c].magnitude;
-    tally.inexact |= v[c].inexact;
-  }
-#pragma unroll
-  for (int l = 0; l < kMaxModuli; ++l) {
-    if (l >= count) break;
-    uint32_t word = 0;
-    with_modulus(l, [&](auto p) {
-#pragma unroll
-      for (int c = 0; c < 4; ++c) word |= residue_byte<decltype(p)::value>(v[c].value) << (8 * c);
-    });
-    *reinterpret_cast<uint32_t*>(planes + l * planeBytes) = word;
-  }
-  *reinterpret_cast<uint32_t*>(planes + count * planeBytes) = bytes;
-}
+// ---- The pre-pass: norms, scales, residues (the statistics: ozaki_statistics.cuh).
 
 // The rows of A, second pass (after sgemm_ozaki_int8_row_stats): one block a row stores its
-// residues and magnitude bytes into planes [count + 1][M][Kp] (Kp % 16 == 0), and its Line.
+// residues and magnitude bytes (store_residues, ozaki_residues.cuh) into planes [count + 1][M][Kp]
+// (Kp % 16 == 0), and its Line.
 __global__ void __launch_bounds__(kRowThreads)
     sgemm_ozaki_int8_rows(int M, int K, const float* A, long long lda, const Stats* stats, Crt crt,
                           uint8_t* planes, int Kp, Line* lines, const Plan* plan) {
@@ -148,8 +104,6 @@ __global__ void __launch_bounds__(kRowThreads)
                   row.flags() | (all.inexact ? kInexact : 0)};
   }
 }
-
-#include "ozaki_certificate.cuh"  // the certificate, the bound plane's epilogue, the prediction
 
 // ---- The INT8 GEMM, one modulus per block.
 
@@ -378,7 +332,25 @@ __global__ void __launch_bounds__(kQuads * 4, 2)
   }
 }
 
-#include "ozaki_plumbing.cuh"  // the columns' pass, the slow path, the launch's memory
+// The reconstruction, one kernel for each count of moduli (a template argument), a block 256
+// columns and 4 kReconstructRows rows of C.
+cudaError_t queue_reconstruction(int count, const Gemm& g, const uint8_t* residues, int ldr,
+                                 const Crt& crt, const Line* lines, const int* fails,
+                                 const Plan* plan, cudaStream_t stream) {
+  const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
+  const dim3 block(kQuads, 4);
+  const int rowsPerBlock = 4 * kReconstructRows;
+  const dim3 grid((N + 4 * kQuads - 1) / (4 * kQuads),
+                  std::min((M + rowsPerBlock - 1) / rowsPerBlock, 65535));
+  constexpr decltype(&sgemm_ozaki_int8_reconstruct<kMaxModuli>) kReconstruct[] = {
+      sgemm_ozaki_int8_reconstruct<4>, sgemm_ozaki_int8_reconstruct<5>,
+      sgemm_ozaki_int8_reconstruct<6>, sgemm_ozaki_int8_reconstruct<7>,
+      sgemm_ozaki_int8_reconstruct<8>};
+  static_assert(kMinModuli == 4 && kMaxModuli == 8, "one kernel for each count of moduli");
+  kReconstruct[count - kMinModuli]<<<grid, block, 0, stream>>>(M, N, alpha, beta, C, ldc, residues,
+                                                               ldr, crt, lines, fails, plan);
+  return cudaGetLastError();
+}
 
 // ---- The launcher.
 
@@ -407,9 +379,6 @@ inline Crt crt_of(int count, int K) {
   crt.T = std::log2(std::sqrt(crt.P_hi / 2) - 0.5 * std::sqrt(static_cast<double>(K))) - 1e-3;
   // An element is at most 2^T + 1/2: below 2^kScaledBits (this caps 8 moduli only).
   crt.T = std::min(crt.T, kScaledBits - 0.1);
-#ifdef SGEMM_PLANT_COARSE_SCALE
-  crt.T -= 11;  // tests/planted_kernels.cu: 11 bits fewer a row, 2^11 times the error
-#endif
   return crt;
 }
 
@@ -441,7 +410,9 @@ cudaError_t multiply(int M, int N, int K, int count, const uint8_t* W, const Lay
 // C = alpha A B + beta C with `count` moduli (kMinModuli to kMaxModuli): the kernels in the order
 // they run (the top comment), each gated by the Plan, which the GPU fills: the launch queues the
 // same kernels whatever the inputs and never waits for the GPU (a CUDA graph can capture it).
-runtime::LaunchAnswer launch_moduli(int count, const Gemm& g, cudaStream_t stream) {
+// halfBoundAlways: a choice the tests force (kernels/testing.h: launch_half_bound_always).
+runtime::LaunchAnswer launch_moduli(int count, bool halfBoundAlways, const Gemm& g,
+                                    cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
   if (M < 1 || N < 1 || K < 1 || lda < K || ldb < N || ldc < N || count < kMinModuli ||
       count > kMaxModuli)
@@ -467,7 +438,8 @@ runtime::LaunchAnswer launch_moduli(int count, const Gemm& g, cudaStream_t strea
   err = queue_statistics(g, Lines::sampled, stats, partial, plan, stream);
   if (err == cudaSuccess)
     err = queue_prediction(g, partial, stats, crt.T, budget, w + L.sampleRows, L.Kq,
-                           reinterpret_cast<uint32_t*>(w + L.sampleColumns), sample, plan, stream);
+                           reinterpret_cast<uint32_t*>(w + L.sampleColumns), sample, plan,
+                           halfBoundAlways, stream);
   if (err == cudaSuccess) err = queue_statistics(g, Lines::all, stats, partial, plan, stream);
   if (err != cudaSuccess) return err;
 
@@ -499,8 +471,15 @@ runtime::LaunchAnswer launch_moduli(int count, const Gemm& g, cudaStream_t strea
   return runtime::LaunchAnswer::stop(err);
 }
 
+runtime::LaunchAnswer launch_moduli(int count, const Gemm& gemm, cudaStream_t stream) {
+  return launch_moduli(count, false, gemm, stream);
+}
+runtime::LaunchAnswer launch_half_bound_always(const Gemm& gemm, cudaStream_t stream) {
+  return launch_moduli(kLadderModuli, true, gemm, stream);
+}
+
 runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream) {
-  return launch_moduli(kLadderModuli, gemm, stream);
+  return launch_moduli(kLadderModuli, false, gemm, stream);
 }
 
 }  // namespace sgemm::ozaki_int8

@@ -32,9 +32,12 @@ cudaError_t launch_limited(const Gemm& gemm, const int* limits, cudaStream_t str
 }  // namespace sgemm::every_shape_3xtf32
 
 // Rung 16 (kernels/16_ozaki_int8.cu): the Ozaki scheme with `count` moduli instead of the
-// ladder's choice (bench/moduli.cpp: speed and error against the count).
+// ladder's choice (bench/moduli.cpp: speed and error against the count); and the ladder's rung
+// with its bound plane over half of K's tiles wherever K >= kHalfBoundMinK, not only where the
+// sample leaves room (tests: the certificate stays sound, so the checks must pass it everywhere).
 namespace sgemm::ozaki_int8 {
 runtime::LaunchAnswer launch_moduli(int count, const Gemm& gemm, cudaStream_t stream);
+runtime::LaunchAnswer launch_half_bound_always(const Gemm& gemm, cudaStream_t stream);
 }  // namespace sgemm::ozaki_int8
 
 // Rung 17 (kernels/17_cluster_splitk.cu): tile `config` (0 to config_count() - 1) of its table on

@@ -119,10 +119,18 @@ def short_labels(kernels):
     return labels, notes
 
 
+# The namespaces of the kernels' shared headers (kernels/<group>/), each the rung that teaches
+# it: rung 16 alone includes the Ozaki headers; rung 14 teaches the split's pre-pass kernels,
+# which rung 15's file holds a copy of too.
+SHARED_NAMESPACES = {"ozaki": "ozaki_int8", "split_3xtf32": "wgmma_3xtf32"}
+
+
 def rung_of(demangled, mangled, rungs):
     """The rung whose namespace holds this kernel, or None (cuBLAS, the harness's own)."""
     for r in rungs:
-        namespace = f"_ZN5sgemm{len(r.name)}{r.name}"  # sgemm::<name>::, mangled
-        if f"sgemm::{r.name}::" in demangled or mangled.startswith(namespace):
-            return r
+        names = [r.name] + [n for n, rung in SHARED_NAMESPACES.items() if rung == r.name]
+        for name in names:
+            namespace = f"_ZN5sgemm{len(name)}{name}"  # sgemm::<name>::, mangled
+            if f"sgemm::{name}::" in demangled or mangled.startswith(namespace):
+                return r
     return None

@@ -11,8 +11,10 @@ import re
 from sgemm_tools.pictures_src import Source, rung_source
 from sgemm_tools.pictures_svg import BLUE, GREEN, GREY, INK, LIGHT, PALETTE, STRONG, Svg
 
-HEADERS = ["kernels/ozaki_statistics.cuh", "kernels/ozaki_certificate.cuh",
-           "kernels/ozaki_plumbing.cuh"]
+HEADERS = ["kernels/ozaki/ozaki_statistics.cuh", "kernels/ozaki/ozaki_certificate.cuh",
+           "kernels/ozaki/ozaki_workspace.cuh", "kernels/ozaki/ozaki_residues.cuh",
+           "kernels/ozaki/ozaki_slow_path.cuh", "kernels/ozaki/ozaki_bits.cuh"]
+BITS = 5  # HEADERS[BITS]: the moduli and the CRT's constants
 SHAPE = 8192  # M = N = K of the sizes printed
 
 # The launcher's steps in the order the picture expects them: (how the launcher's body names
@@ -45,8 +47,10 @@ STEPS = [
      "C: the flagged rows or columns (gathered, multiplied by rung 15, scattered back)"),
 ]
 # A step's colour: the file that defines the first kernel it launches.
-COLOURS = {"kernels/16_ozaki_int8.cu": PALETTE[1], "kernels/ozaki_statistics.cuh": PALETTE[0],
-           "kernels/ozaki_certificate.cuh": PALETTE[3], "kernels/ozaki_plumbing.cuh": LIGHT}
+COLOURS = {"kernels/16_ozaki_int8.cu": PALETTE[1], "kernels/ozaki/ozaki_statistics.cuh": PALETTE[0],
+           "kernels/ozaki/ozaki_certificate.cuh": PALETTE[3],
+           "kernels/ozaki/ozaki_workspace.cuh": LIGHT, "kernels/ozaki/ozaki_residues.cuh": LIGHT,
+           "kernels/ozaki/ozaki_slow_path.cuh": LIGHT, "kernels/ozaki/ozaki_bits.cuh": LIGHT}
 FP32 = PALETTE[2]  # rung 15's
 PREFIX = "sgemm_ozaki_int8_"
 
@@ -85,7 +89,7 @@ class Rung16:
             self.find_in(line, f"Layout's line /{line}/ (the sizes drawn)")
 
     def moduli_of(self):
-        m = self.src.find(r"constexpr int kModuli\[kMaxModuli\] = \{([^}]*)\};", "kModuli")
+        m = self.headers[BITS].find(r"constexpr int kModuli\[kMaxModuli\] = \{([^}]*)\};", "kModuli")
         return [int(v) for v in m.group(1).split(",")]
 
     def find_in(self, regex, what):
@@ -209,7 +213,7 @@ def dataflow(root):
 
 def moduli_bits(root, K=4096):
     r = Rung16(root)
-    top = r.src.constants()
+    top = {**r.src.constants(), **r.headers[BITS].constants()}
     for line in [r"crt\.T = std::log2\(std::sqrt\(crt\.P_hi / 2\) - 0\.5 \* std::sqrt\("
                  r"static_cast<double>\(K\)\)\) - 1e-3;", r"crt\.T = std::min\(crt\.T, "
                  r"kScaledBits - 0\.1\);", r"std::sqrt\(static_cast<double>\(K\)\) \+ 1\) - 1\) "

@@ -6,14 +6,22 @@
 // certificate on a sample of rows and columns; sgemm_ozaki_int8_decide; queue_prediction, which
 // the launcher calls), with sgemm_ozaki_int8_assign, which hands what the certificate flags to
 // the slow path; and the bound plane's part of the INT8 GEMM (tile_bounds, certify). Rung 16
-// (kernels/16_ozaki_int8.cu) includes it; docs/16_ozaki_int8.md derives the certificate.
-//
-// Included inside the rung's namespace, after its pre-pass and ozaki_statistics.cuh (it reads
-// Stats, Line, Tally, Plan, magnitude_byte, block_tally, kRowThreads, kColumnTile and kSliceRows
-// from there, scale_to_integer from ozaki_bits.cuh) and after the rung's declaration of
-// every_shape_3xtf32::launch_limited (queue_prediction), and in no other way: it has no include
-// guard of its own (tests/planted_kernels.cu includes the rung twice, each time in a namespace of
-// its own).
+// (kernels/16_ozaki_int8.cu) includes it at its top; docs/16_ozaki_int8.md derives the
+// certificate. Its code is in namespace sgemm::ozaki.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "ozaki/ozaki_bits.cuh"        // scale_to_integer
+#include "ozaki/ozaki_statistics.cuh"  // Stats, Line, Tally, Plan, magnitude_byte, the sampled lines
+#include "sgemm/sgemm.h"               // Gemm: the problem, as queue_prediction takes it
+#include "testing.h"  // every_shape_3xtf32::launch_limited: rung 15 on part of C (its slow path)
+
+namespace sgemm::ozaki {
 
 // ---- The certificate.
 
@@ -58,13 +66,9 @@ __device__ __forceinline__ LineBound line_bound(const Line& l, int K, double uni
 }
 
 __device__ __forceinline__ bool uncertified(const LineBound& a, const LineBound& b, int G) {
-#ifdef SGEMM_PLANT_SPAN_RULE  // tests/planted_kernels.cu: the rule before the certificate
-  return (a.flags | b.flags) & (kNonFinite | kWide);
-#else
   // !(x < guard): a NaN (Inf times a zero line's norm) fails too.
   return 0.5 * (b.quantum * a.reach + a.quantum * b.reach) > a.unit * b.unit * G ||
          !(a.norm * b.norm < kOverflowGuard);
-#endif
 }
 
 // The bound plane's part of a tile, into shared memory, kThreads threads: the LineBounds of its
@@ -303,7 +307,9 @@ __global__ void sgemm_ozaki_int8_sample_verdict(int M, int N, int K, const Stats
 // 1 - (1 - q)^(N / sampled columns)). The larger of each; rung 15 where both pass
 // kSlowPathShare. (Where the heavy lines decide, the sample did not run: its marks are zeros.)
 // And the bound plane's depth: half of K's tiles where no line is heavy and no sampled pair
-// narrow (plan->narrow: certified by less than kHalfBoundMargin).
+// narrow (plan->narrow: certified by less than kHalfBoundMargin); kHalfBoundAlways (a choice
+// the tests force, the rung's launch_half_bound_always): half wherever K >= kHalfBoundMinK.
+template <bool kHalfBoundAlways>
 __global__ void sgemm_ozaki_int8_decide(int M, int N, int K, int sampledRows, int sampledColumns,
                                         Sample sample, bool predict, Plan* plan) {
   int rowMarks = 0, columnMarks = 0;  // the warp sums the marks; lane 0 decides
@@ -323,12 +329,11 @@ __global__ void sgemm_ozaki_int8_decide(int M, int N, int K, int sampledRows, in
   }
   const bool whole = predict && fmin(rows, columns) > kSlowPathShare;
   plan->integer = !whole;
-#ifdef SGEMM_FORCE_HALF_BOUND  // tests/planted_kernels.cu: half of K's tiles on every input
-  plan->halfBound = K >= kHalfBoundMinK;
-#else
-  plan->halfBound =
-      predict && K >= kHalfBoundMinK && !plan->narrow && !plan->heavy[0] && !plan->heavy[1];
-#endif
+  if constexpr (kHalfBoundAlways)
+    plan->halfBound = K >= kHalfBoundMinK;
+  else
+    plan->halfBound =
+        predict && K >= kHalfBoundMinK && !plan->narrow && !plan->heavy[0] && !plan->heavy[1];
   if (whole) plan->wholePath[0] = M, plan->wholePath[1] = N;
 }
 
@@ -357,9 +362,11 @@ __global__ void sgemm_ozaki_int8_assign(int M, int N, int rowsCap, int columnsCa
 // integer work: the heavy lines, the certificate on the sample (K >= kPredictMinK), the
 // decision, and rung 15 on the whole problem where the prediction says so, queued now: while
 // the GPU runs it, the host queues the rest, each kernel of which then returns at once.
-cudaError_t queue_prediction(const Gemm& g, Stats* partial, Stats* stats, double T, double budget,
-                             uint8_t* rowBytes, int Kq, uint32_t* columnWords, const Sample& sample,
-                             Plan* plan, cudaStream_t stream) {
+// halfBoundAlways: the decision's kernel that forces the bound plane's depth (a test's choice).
+inline cudaError_t queue_prediction(const Gemm& g, Stats* partial, Stats* stats, double T,
+                                    double budget, uint8_t* rowBytes, int Kq, uint32_t* columnWords,
+                                    const Sample& sample, Plan* plan, bool halfBoundAlways,
+                                    cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
   const int sampledRows = sample_count(M), sampledColumns = sample_count(N);
   const dim3 columnBlock(kColumnTile, 8);
@@ -368,12 +375,7 @@ cudaError_t queue_prediction(const Gemm& g, Stats* partial, Stats* stats, double
   sgemm_ozaki_int8_predict<<<(sampledRows + sampledColumns + 255) / 256, 256, 0, stream>>>(
       M, N, K, partial, stats, T, budget, plan->heavy);
   if ((err = launched()) != cudaSuccess) return err;
-#ifdef SGEMM_PLANT_SPAN_RULE
-  constexpr bool kPredict = false;  // the rule before the certificate had no prediction either
-#else
-  constexpr bool kPredict = true;
-#endif
-  const bool predict = kPredict && K >= kPredictMinK;
+  const bool predict = K >= kPredictMinK;
   if (predict) {
     sgemm_ozaki_int8_sample_rows<<<sampledRows, kRowThreads, 0, stream>>>(
         M, N, K, A, lda, stats, T, rowBytes, Kq, sample.rowLines, plan);
@@ -393,11 +395,15 @@ cudaError_t queue_prediction(const Gemm& g, Stats* partial, Stats* stats, double
         M, N, K, stats + M, T, budget, alpha, sample, plan);
     if ((err = launched()) != cudaSuccess) return err;
   }
-  sgemm_ozaki_int8_decide<<<1, 32, 0, stream>>>(
-      M, N, K, predict ? sampledRows : 0, predict ? sampledColumns : 0, sample, predict, plan);
+  const auto decide =
+      halfBoundAlways ? sgemm_ozaki_int8_decide<true> : sgemm_ozaki_int8_decide<false>;
+  decide<<<1, 32, 0, stream>>>(M, N, K, predict ? sampledRows : 0, predict ? sampledColumns : 0,
+                               sample, predict, plan);
   if ((err = launched()) != cudaSuccess) return err;
   if (predict &&
       (err = every_shape_3xtf32::launch_limited(g, plan->wholePath, stream)) != cudaSuccess)
     return err;  // (C is untouched: the chain may start again from it)
   return cudaSuccess;
 }
+
+}  // namespace sgemm::ozaki

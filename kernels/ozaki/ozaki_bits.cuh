@@ -1,13 +1,44 @@
-// Rung 16's bit-level arithmetic, which no rung teaches: with_modulus (the l-th modulus as a
+// Rung 16's bit-level arithmetic, which no rung teaches: the moduli (kModuli) and the constants
+// of the Chinese remainder theorem for those in use (Crt); with_modulus (the l-th modulus as a
 // compile-time constant, so that x % p compiles to a multiply-high and a multiply-subtract),
 // bits_of (a float's bits, on the host too), scale_to_integer (x 2^s rounded, from the bits),
 // residue_byte (v mod p_l as a signed byte, one multiply-high), reduce_mod (the tensor cores'
 // sums mod p_l), and the reconstruction's exact FP64 from bits (power_of_two, byte_to_double:
-// no conversion instructions, no range checks). Rung 16 (kernels/16_ozaki_int8.cu) includes it.
-//
-// Included inside the rung's namespace, after its moduli (kModuli, kMaxModuli) and kScaledBits,
-// and in no other way: it has no include guard of its own (tests/planted_kernels.cu includes the
-// rung twice, each time in a namespace of its own).
+// no conversion instructions, no range checks). Rung 16 (kernels/16_ozaki_int8.cu) includes it
+// at its top, as do the other ozaki_*.cuh; its code is in namespace sgemm::ozaki.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace sgemm::ozaki {
+
+// ---- The moduli.
+
+constexpr int kMaxModuli = 8;  // the scaled integers then stay below 2^32 (sqrt(P / 2) < 2^32)
+constexpr int kMinModuli = 4;
+constexpr int kModuli[kMaxModuli] = {256, 255, 253, 251, 247, 241, 239, 233};
+
+// The moduli in use (computed on the host, exactly, in the rung's crt_of): the CRT weights w_l =
+// (P/p_l) ((P/p_l)^-1 mod p_l) < P < 2^64 and P itself, each cut into a high part (low
+// kSplitBits bits cleared) and a low part: doubles whose sums and products with residues
+// (< 2^8) and quotients (< 2^11) FP64 holds exactly.
+constexpr int kSplitBits = 22;
+struct Crt {
+  int count;
+  double weightHi[kMaxModuli], weightLo[kMaxModuli];
+  double P_hi, P_lo, inverseP;
+  double T;  // the scale's target: every row gets ||2^s a|| <= 2^T (see Stats::scale)
+};
+
+// The scaled integers stay below 2^kScaledBits in magnitude (Crt::T keeps them there: up to 7
+// moduli it is below 2^27.4 anyway), so that the residue arithmetic stays in 31 bits.
+constexpr int kScaledBits = 29;
+
+// ---- From the bits.
 
 // Calls f(std::integral_constant<int, p_l>{}): the modulus as a compile-time constant, so that
 // x % p compiles to a multiply-high and a multiply-subtract.
@@ -96,8 +127,9 @@ __host__ __device__ __forceinline__ uint32_t residue_byte(int v) {
   }
 }
 
-// acc mod P, in [0, P), in place. |acc| < 2^31 - 2^14 (K 2^14 at most, K <= kChunkDepth or
-// a residue plus a chunk); adding a multiple of P near 2^31 makes it an unsigned in (0, 2^32).
+// acc mod P, in [0, P), in place. |acc| < 2^31 - 2^14 (K 2^14 at most, K <= kChunkDepth, the
+// rung's, or a residue plus a chunk); adding a multiple of P near 2^31 makes it an unsigned in
+// (0, 2^32).
 template <int P, int kCount>
 __device__ __forceinline__ void reduce_mod(int (&acc)[kCount]) {
   constexpr uint32_t kOffset = P * ((0x80000000u + P - 1) / P);
@@ -117,3 +149,5 @@ __device__ __forceinline__ double byte_to_double(uint32_t word, int q) {
   constexpr double kTwo52 = 0x1p52;
   return __hiloint2double(0x43300000, word >> (8 * q) & 0xff) - kTwo52;
 }
+
+}  // namespace sgemm::ozaki

@@ -4,18 +4,26 @@
 // Line and Tally the pre-pass fills for the certificate, the Plan (the decisions made on the
 // device), the magnitude bytes of the bound plane, the block reductions that merge them in a
 // fixed order, and the statistics' kernels (the first pass over A and over B) with their launch
-// (queue_statistics). Rung 16 (kernels/16_ozaki_int8.cu) includes it.
-//
-// Included inside the rung's namespace, after ozaki_bits.cuh (it reads bits_of) and the rung's
-// scaled integers, and in no other way: it has no include guard of its own
-// (tests/planted_kernels.cu includes the rung twice, each time in a namespace of its own).
+// (queue_statistics). Rung 16 (kernels/16_ozaki_int8.cu) includes it at its top; its code is in
+// namespace sgemm::ozaki.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "ozaki/ozaki_bits.cuh"  // bits_of
+#include "sgemm/sgemm.h"         // Gemm: the problem, as queue_statistics takes it
+
+namespace sgemm::ozaki {
 
 // ---- A line's statistics.
 
-// The rule before the certificate, kept for the planted variant that the inputs checks must
-// fail (SGEMM_PLANT_SPAN_RULE): only rows (of A) or columns (of B) whose nonzero magnitudes span
-// more than 2^kMaxSpan left the integer path. Below it the error stayed relative to the line's
-// norm, and a line's small elements meeting another's large ones broke FP32's bound.
+// The rule before the certificate: only rows (of A) or columns (of B) whose nonzero magnitudes
+// span more than 2^kMaxSpan left the integer path. Below it the error stayed relative to the
+// line's norm, and a line's small elements meeting another's large ones broke FP32's bound.
+// The certificate decides now; a line's flags still record the span (kWide), which nothing reads.
 constexpr int kMaxSpan = 24;
 
 // A line's flags (Line::flags).
@@ -106,7 +114,8 @@ struct Plan {
 // The magnitude byte: min(127, floor(|x| 2^e)), from the bits: a lower bound of |x| 2^e. The
 // line's RMS maps to 2^3 (Stats::magnitude_exponent), so that the bulk of a line keeps 3 to 7
 // bits and only elements above 16 times the RMS are clipped: a line's largest element would
-// leave its small ones as zeros. sum_k bytes_A bytes_B fits INT32 for K up to kBoundMaxK.
+// leave its small ones as zeros. sum_k bytes_A bytes_B fits INT32 for K up to kBoundMaxK (the
+// rung's).
 __host__ __device__ __forceinline__ uint32_t magnitude_byte(float x, int e) {
   const uint32_t bits = bits_of(x);
   const int biased = bits >> 23 & 0xff;
@@ -240,8 +249,8 @@ __global__ void sgemm_ozaki_int8_column_merge(int N, int K, const Stats* partial
 // The statistics' kernels: the rows' (one block a row) and the columns' (a block 32 columns and
 // kSliceRows of K), of the sampled lines (their slices merged by sgemm_ozaki_int8_predict) or
 // of all of them (merged by sgemm_ozaki_int8_column_merge); `all` is gated by plan->integer.
-cudaError_t queue_statistics(const Gemm& g, Lines lines, Stats* stats, Stats* partial,
-                             const Plan* plan, cudaStream_t stream) {
+inline cudaError_t queue_statistics(const Gemm& g, Lines lines, Stats* stats, Stats* partial,
+                                    const Plan* plan, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;
   const int slices = (K + kSliceRows - 1) / kSliceRows, rows = count_of(lines, M);
   const unsigned columnTiles = (count_of(lines, N) + kColumnTile - 1) / kColumnTile;
@@ -256,3 +265,5 @@ cudaError_t queue_statistics(const Gemm& g, Lines lines, Stats* stats, Stats* pa
                                                                      plan);
   return cudaGetLastError();
 }
+
+}  // namespace sgemm::ozaki
