@@ -623,7 +623,8 @@ struct Plan {
 };
 
 // The choice, from measurements of both paths with 1 to 16 slices on the bench's 19 shapes
-// (NVIDIA H200, experiments/rung15/results/h200/rung15_configs_v3.txt; docs/15_every_shape_3xtf32.md):
+// (NVIDIA H200, experiments/rung15/results/h200/rung15_configs_v3.txt;
+// docs/15_every_shape_3xtf32.md):
 //  - below kFusedBelow multiply-adds (128^3 to 512^3) the fused kernel, with as many slices as
 //    fill the GPU (at most kMostSlices), where it beats the pre-pass path;
 //  - above, the pre-pass path; where the tiles of C fill at most half the GPU, K is cut into as

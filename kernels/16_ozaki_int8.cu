@@ -48,15 +48,15 @@
 #include "hopper/hopper.cuh"    // mbarriers, TMA copies, setmaxnreg, wgmma (docs/10 explains each)
 #include "hopper/pipeline.cuh"  // the ring, producer loop, register split, tile order (rungs 10, 14)
 #include "launchers.h"          // Gemm, and the one launcher signature every rung shares
-#include "ozaki/ozaki_bits.cuh"         // the moduli, Crt, scaled integers and residues from the bits
-#include "ozaki/ozaki_certificate.cuh"  // the certificate, the bound plane's epilogue, the prediction
+#include "ozaki/ozaki_bits.cuh"         // the moduli, Crt, integers and residues from the bits
+#include "ozaki/ozaki_certificate.cuh"  // the certificate, the bound plane's epilogue, prediction
 #include "ozaki/ozaki_residues.cuh"     // store_residues, the columns' pass through a transpose
 #include "ozaki/ozaki_slow_path.cuh"    // the flagged lists, gather and scatter, the slow path
-#include "ozaki/ozaki_statistics.cuh"   // Stats, Line, Tally, Plan, the magnitude bytes, the first pass
+#include "ozaki/ozaki_statistics.cuh"   // Stats, Line, Tally, Plan, magnitude bytes, first pass
 #include "ozaki/ozaki_workspace.cuh"    // the workspace's Layout, the launch's Memory
-#include "runtime/device.h"      // the shared-memory opt-in, the Hopper check
-#include "runtime/tensor_map.h"  // tensor maps
-#include "runtime/workspace.h"   // the workspace
+#include "runtime/device.h"             // the shared-memory opt-in, the Hopper check
+#include "runtime/tensor_map.h"         // tensor maps
+#include "runtime/workspace.h"          // the workspace
 
 namespace sgemm::ozaki_int8 {
 

@@ -307,8 +307,8 @@ struct Config {
 };
 
 // Every tile was measured with clusters of 1 to 16 blocks on 13 shapes (NVIDIA H200,
-// experiments/rung17/configs.cu, experiments/rung17/results/h200/rung17_configs_v1.txt, v3 and v7 for
-// the later ones). choose() below takes the first (small problems), the seventh (small problems
+// experiments/rung17/configs.cu, experiments/rung17/results/h200/rung17_configs_v1.txt, v3 and v7
+// for the later ones). choose() below takes the first (small problems), the seventh (small problems
 // with long slices) or the fourth (the rest); the others stay for the experiment and the tests,
 // which run every tile.
 //                                   BM   BN  BK  TM TN STAGES

@@ -12,8 +12,8 @@
 
 #include "cli.h"
 #include "operations.h"
-#include "report.h"
 #include "registry.h"  // rung_info(): a rung by its typed handle
+#include "report.h"
 #include "sgemm/sgemm.h"
 #include "sgemm/sgemm_cublas.h"
 

@@ -1,5 +1,5 @@
-// Rung 18's tables and choice, as host code (kernels/best/best_choice.h): no GPU needed. Every table
-// compiled in is whole, names rungs that exist and the GPU it was measured on; a GPU gets its
+// Rung 18's tables and choice, as host code (kernels/best/best_choice.h): no GPU needed. Every
+// table compiled in is whole, names rungs that exist and the GPU it was measured on; a GPU gets its
 // own table by name, another the nearest in balance; the interpolation reproduces what it
 // should (grid points, rates that follow a power law, held edges); the choice takes the fastest.
 #include <gtest/gtest.h>

@@ -4,6 +4,8 @@
 // a refusal carries its reason and an error of its own, which no CUDA error is mistaken for; and
 // stop() hands nothing on, whatever its error. The registry gives the chain a rung's answer as
 // the rung gave it, and RungInfo::launch its error.
+#include "runtime/launch_answer.h"  // LaunchAnswer: a CUDA error or a reason to hand on
+
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -11,7 +13,6 @@
 #include "registry.h"  // runtime::answer: a rung's answer, as the chain reads it
 #include "rung_id.h"
 #include "runtime/device.h"
-#include "runtime/launch_answer.h"  // LaunchAnswer: a CUDA error or a reason to hand on
 #include "sgemm/sgemm.h"
 
 namespace sgemm::runtime {

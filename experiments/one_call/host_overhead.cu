@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "harness.h"
-#include "report.h"
 #include "registry.h"  // rung_info(): a rung by its typed handle
+#include "report.h"
 #include "sgemm/sgemm.h"
 #include "testing.h"  // rung 15's launch_config
 

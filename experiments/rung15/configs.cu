@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "harness.h"
-#include "report.h"
 #include "registry.h"  // rung_info(): a rung by its typed handle
+#include "report.h"
 #include "sgemm/sgemm.h"
 #include "testing.h"  // launch_config
 

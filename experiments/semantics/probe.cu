@@ -2,7 +2,8 @@
 // subnormal operands and products, values whose TF32 rounding overflows, Inf and NaN. Each
 // case is a 1 x 1 x K problem; the table prints every answer's value and bits, so that a
 // difference between a rung and cuBLAS can be traced to the operation that makes it.
-//   nvcc -O2 -std=c++17 -Ilibrary -Irunner experiments/semantics/probe.cu <build>/libsgemm_harness.a \
+//   nvcc -O2 -std=c++17 -Ilibrary -Irunner experiments/semantics/probe.cu
+//   <build>/libsgemm_harness.a \
 //        <build>/libsgemm_ladder.a -lcublas -ldl -o probe && ./probe
 #include <cmath>
 #include <cstdint>

@@ -5,7 +5,8 @@
 //   blocks: alternating blocks of back-to-back runs, each block at least `block_ms` long.
 // Every run starts with L2 flushed and is timed with CUDA events; medians over the runs (in
 // blocks, the first run of each block is dropped: it follows the other kernel).
-//   nvcc -O2 -std=c++17 -Ilibrary -Irunner experiments/timing/power_cap.cu <build>/libsgemm_harness.a \
+//   nvcc -O2 -std=c++17 -Ilibrary -Irunner experiments/timing/power_cap.cu
+//   <build>/libsgemm_harness.a \
 //        <build>/libsgemm_ladder.a -lcublas -ldl -o power_cap && ./power_cap
 #include <algorithm>
 #include <cstdio>

@@ -14,7 +14,7 @@
 
 #include "ozaki/ozaki_certificate.cuh"  // Sample, kSlowPathMost, kSlowPathMinK
 #include "ozaki/ozaki_statistics.cuh"   // Stats, Line, Plan, sample_count, kSliceRows
-#include "runtime/workspace.h"  // runtime::Workspace
+#include "runtime/workspace.h"          // runtime::Workspace
 
 namespace sgemm::ozaki {
 

@@ -2,8 +2,9 @@
 (scripts/docs-facts): a header a rung includes must be here, with what it holds."""
 
 HEADERS = {
-    "launchers.h": "`kernels/launchers.h` with `kernels/ladder.inc` (every rung's launcher, one "
-                   "signature) and `include/sgemm/sgemm.h`",
+    "launchers.h": "`kernels/launchers.h` (every rung's launcher, one signature) with what it "
+                   "reads: `kernels/ladder.inc`, `kernels/rung_id.h`, "
+                   "`kernels/runtime/launch_answer.h` and `include/sgemm/sgemm.h`",
     "runtime/device.h": "`kernels/runtime/device.h` with `device.cu` (device facts, the "
                         "shared-memory opt-in, the Hopper check)",
     "runtime/tensor_map.h": "`kernels/runtime/tensor_map.h` with `tensor_map.cu` (tensor maps)",

@@ -5,7 +5,7 @@ beside it, the path and the slices rung 15's choose() gives each shape of the co
 Drawn from kernels/15_every_shape_3xtf32.cu's constants (the Tile struct at run_prepass's
 template arguments, kPitch, kMostRanks, kMostSlices, kPromote, kFusedBelow, the Fused tile)
 and choose() as the launcher computes them, on the sweep's GPU; Slicing, and the cluster of a
-tile's slices as multiply() launches it (kernels/split_3xtf32/every_shape_slices.cuh)."""
+tile's slices as multiply() launches it."""
 import json
 import os
 import re
@@ -47,13 +47,12 @@ class Rung15:
                      r"firstRow = rank \* BM / slices",
                      r"s\.x \+= p\.x"]:
             src.find(line, "the line /" + line + "/ of choose() or the cluster's sum")
-        # Slicing, run_prepass and multiply()'s cluster live in the rung's plumbing.
-        plumbing = Source(root, "kernels/split_3xtf32/every_shape_slices.cuh")
+        # Slicing, run_prepass and multiply()'s cluster: in the rung's file too.
         for line in [r"kSlice = \(kTiles \+ want - 1\) / want \* bk;",
                      r"slices = \(K \+ kSlice - 1\) / kSlice;",
                      r"Slicing cut\(K, std::min\(want, kMostRanks\), BK\);",
                      r"clusterDim\.y = static_cast<unsigned>\(slices\);"]:
-            plumbing.find(line, "the line /" + line + "/ of Slicing, run_prepass or multiply()")
+            src.find(line, "the line /" + line + "/ of Slicing, run_prepass or multiply()")
 
     def plan(self, M, N, K, sms):
         """choose() then Slicing, as the launcher runs them: (fused, tiles, slices, kSlice)."""
