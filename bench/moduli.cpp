@@ -16,7 +16,7 @@
 #include "harness.h"
 #include "options.h"
 #include "sgemm/sgemm.h"
-#include "testing.h"  // rung 16 with its number of moduli forced
+#include "entries.h"  // rung 16 with its number of moduli forced
 
 namespace {
 

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "entries.h"             // launch_config and the other entries this file defines
 #include "hopper/hopper.cuh"     // mbarriers, TMA copies, setmaxnreg (docs/10 explains each)
 #include "hopper/pipeline.cuh"   // the mbarrier ring, producer loop, register split (rung 10)
 #include "launchers.h"           // Gemm, and the one launcher signature every rung shares

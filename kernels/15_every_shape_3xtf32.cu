@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "entries.h"            // launch_config and the other entries this file defines
 #include "hopper/hopper.cuh"    // mbarriers, TMA copies, setmaxnreg, wgmma (docs/10 explains each)
 #include "hopper/pipeline.cuh"  // the ring, producer loop, register split, tile order (rungs 10, 14)
 #include "launchers.h"          // Gemm, and the one launcher signature every rung shares

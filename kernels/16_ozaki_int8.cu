@@ -410,7 +410,7 @@ cudaError_t multiply(int M, int N, int K, int count, const uint8_t* W, const Lay
 // C = alpha A B + beta C with `count` moduli (kMinModuli to kMaxModuli): the kernels in the order
 // they run (the top comment), each gated by the Plan, which the GPU fills: the launch queues the
 // same kernels whatever the inputs and never waits for the GPU (a CUDA graph can capture it).
-// halfBoundAlways: a choice the tests force (kernels/testing.h: launch_half_bound_always).
+// halfBoundAlways: a choice the tests force (kernels/entries.h: launch_half_bound_always).
 runtime::LaunchAnswer launch_moduli(int count, bool halfBoundAlways, const Gemm& g,
                                     cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = g;

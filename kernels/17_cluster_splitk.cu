@@ -26,6 +26,7 @@
 
 #include <algorithm>
 
+#include "entries.h"          // launch_config and the other entries this file defines
 #include "hopper/hopper.cuh"  // smem_addr, the cluster's barriers, DSMEM loads
 #include "launchers.h"        // Gemm, and the one launcher signature every rung shares
 #include "runtime/device.h"   // the shared-memory opt-in, device facts, PerDevice

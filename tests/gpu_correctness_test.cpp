@@ -14,7 +14,7 @@
 #include "rung_id.h"
 #include "seeded_random.h"
 #include "sgemm/sgemm.h"
-#include "testing.h"  // rungs 15 and 17 with their choices forced
+#include "entries.h"  // rungs 15 and 17 with their choices forced
 
 namespace sgemm::testing {
 namespace {

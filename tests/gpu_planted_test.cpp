@@ -22,7 +22,7 @@
 #include "gpu_support.h"
 #include "registry.h"  // rung_info(): a rung by its typed handle
 #include "sgemm/sgemm.h"
-#include "testing.h"  // rung 16 with its bound plane forced
+#include "entries.h"  // rung 16 with its bound plane forced
 
 namespace sgemm::testing {
 namespace {
@@ -233,7 +233,7 @@ TEST_F(PlantedSpanRule, FailsTheInputsChecks) {
 }
 
 // Rung 16 with its bound plane over every other k-tile on every input, not only where its sample
-// leaves room (a choice forced through testing.h): a sum over part of K of non-negative products
+// leaves room (a choice forced through entries.h): a sum over part of K of non-negative products
 // is still a lower bound of sum_k |a_ik||b_kj|, so whatever it certifies is within the bound, and
 // what it no longer certifies goes to the slow path. It passes the inputs checks, at K = 2048 and
 // up (an odd number of k-tiles too), in every family of inputs.

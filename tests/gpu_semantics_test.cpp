@@ -20,7 +20,7 @@
 #include "gpu_support.h"
 #include "semantics_cases.h"
 #include "sgemm/sgemm.h"
-#include "testing.h"  // rung 15 with its path and slices of K forced
+#include "entries.h"  // rung 15 with its path and slices of K forced
 
 namespace sgemm::testing {
 namespace {

@@ -14,7 +14,7 @@
 #include "registry.h"  // rung_info(): a rung by its typed handle
 #include "report.h"
 #include "sgemm/sgemm.h"
-#include "testing.h"  // rung 15's launch_config
+#include "entries.h"  // rung 15's launch_config
 
 #define CHECK(x)                                          \
   do {                                                    \

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "autotune.h"
-#include "testing.h"  // rung 11's launch_config
+#include "entries.h"  // rung 11's launch_config
 
 namespace {
 

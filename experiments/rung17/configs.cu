@@ -14,7 +14,7 @@
 #include "registry.h"  // rung_info(): a rung by its typed handle
 #include "report.h"
 #include "sgemm/sgemm.h"
-#include "testing.h"  // config_count, launch_config
+#include "entries.h"  // config_count, launch_config
 
 int main(int argc, char** argv) {
   using namespace sgemm;

@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <cstddef>
 
-#include "ozaki/ozaki_certificate.cuh"  // the prediction, rung 15 on part of C (testing.h)
+#include "ozaki/ozaki_certificate.cuh"  // the prediction, rung 15 on part of C (entries.h)
 #include "ozaki/ozaki_statistics.cuh"   // Plan
 #include "ozaki/ozaki_workspace.cuh"    // Memory: the slow path's buffers
 #include "sgemm/sgemm.h"                // Gemm

@@ -30,7 +30,8 @@ HEADERS = {
                                  "and the launch's memory)",
     "ozaki/ozaki_slow_path.cuh": "`kernels/ozaki/ozaki_slow_path.cuh` (the flagged lists, "
                                  "gather and scatter, the slow path)",
-    "testing.h": "`kernels/testing.h` (rung 15 on part of C, which rung 16's slow path runs)",
+    "entries.h": "`kernels/entries.h` (what a rung offers beyond its launcher: choices forced, and "
+                 "rung 15 on part of C, which rung 16's slow path runs)",
     "best/best_choice.h": "`kernels/best/best_choice.h` (the choice, as host code)",
     "rung_id.h": "`kernels/rung_id.h` (rungs as typed handles, `RungId`, from "
                  "`kernels/ladder.inc`)",

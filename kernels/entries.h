@@ -1,14 +1,15 @@
-// What tests, the bench and experiments may reach inside a rung, beyond its launcher: a rung's
-// choice forced (a tile, a path, a number of slices or moduli), whatever its own rule would pick.
-// Declared here once; each is defined in the rung's kernel file, and a signature that drifts from
-// its definition fails to link. Like the launchers, each queues work on `stream` for arguments
-// the library has already checked (sgemm.h: check_arguments) and answers a CUDA error or, as
-// rung 16's does, a runtime::LaunchAnswer (runtime.h); none follows kernels/fallbacks.inc.
+// What a rung offers beyond its launcher (launchers.h), to the tools, the tests, the experiments
+// and another rung: a rung's choice forced (a tile, a path, a number of slices or moduli, the
+// Ozaki bound plane), whatever its own rule would pick, and rung 15 on part of C, which rung 16's
+// slow path runs. Declared here once; each is defined in the rung's kernel file, which includes
+// this header, so that a definition that drifts from its declaration does not compile. Like the
+// launchers, each queues work on `stream` for arguments the library has already checked
+// (sgemm/sgemm.h: check_arguments); none follows kernels/fallbacks.inc.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
-#include "runtime/launch_answer.h"  // LaunchAnswer: a CUDA error or a reason to hand on
+#include "runtime/launch_answer.h"  // LaunchAnswer
 
 namespace sgemm {
 struct Gemm;
