@@ -172,6 +172,29 @@ Status gemm(Layout layout, Op opA, Op opB, int M, int N, int K, float alpha, con
             int lda, const float* B, int ldb, float beta, float* C, int ldc,
             cudaStream_t stream = nullptr, std::string* why = nullptr);
 
+// ---- Batched: `batch` problems of one shape in BLAS's conventions (above), on the one call's
+// accuracy. Strided: the i-th problem's matrices at A + i strideA, B + i strideB, C + i strideC
+// (elements; a stride of 0 shares that operand; C's problems must not overlap), as
+// cublasSgemmStridedBatched. Pointer arrays: the i-th at A[i], B[i], C[i], the arrays themselves
+// in device memory, as cublasSgemmBatched. batch == 0 does nothing; batch < 0 is bad_size. Small
+// and medium problems run as one launch for the whole batch.
+Status gemm_strided_batched(Layout layout, Op opA, Op opB, int M, int N, int K, float alpha,
+                            const float* A, int lda, long long strideA, const float* B, int ldb,
+                            long long strideB, float beta, float* C, int ldc, long long strideC,
+                            int batch, cudaStream_t stream = nullptr, std::string* why = nullptr);
+Status gemm_batched(Layout layout, Op opA, Op opB, int M, int N, int K, float alpha,
+                    const float* const* A, int lda, const float* const* B, int ldb, float beta,
+                    float* const* C, int ldc, int batch, cudaStream_t stream = nullptr,
+                    std::string* why = nullptr);
+
+// How much the calling thread's calls ask CUDA about their pointers: PointerChecks::cuda (the
+// default) each pointer's memory and device, and the stream's device (a few microseconds a
+// call); PointerChecks::caller_vouches: the caller vouches that A, B and C are device memory of
+// the current device and the stream is that device's (a framework that knows its arrays'
+// devices). Sizes, leading dimensions, strides, null and alignment are checked either way.
+enum class PointerChecks { cuda, caller_vouches };
+void set_pointer_checks(PointerChecks checks);
+
 // The workspace. Rungs 11 and later keep intermediates in device memory (split operands, slices
 // of K, packed copies, guard flags), and so does launch() with an operation (transposed copies
 // of operands): one stream-ordered pool per device, shared by every thread, that keeps what it
