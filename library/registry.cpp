@@ -2,7 +2,6 @@
 // (kernels/fallbacks.inc).
 #include "registry.h"
 
-#include <cstdio>
 #include <functional>
 #include <string>
 
@@ -31,7 +30,7 @@ constexpr Answerer kAnswerers[] = {
 const std::vector<RungInfo>& rungs() {
   static const std::vector<RungInfo> table = {
 #define RUNG(number, name, parent, precision, summary) \
-  {number, #name, summary, Precision::precision, &error_only<&sgemm::name::launch>, parent},
+  {number, #name, summary, Precision::precision, &error_only<&sgemm::name::launch>},
 #include "ladder.inc"
 #undef RUNG
   };
@@ -46,16 +45,6 @@ const RungInfo* find_rung(int number) {
 
 // Never null: RungId and rungs() are built from the same list.
 const RungInfo& rung_info(RungId id) { return *find_rung(rung_number(id)); }
-
-namespace {
-
-std::string numbered(const RungInfo& rung, const char* dir, const char* ext) {
-  char text[128];
-  std::snprintf(text, sizeof text, "%s/%02d_%s.%s", dir, rung.number, rung.name, ext);
-  return text;
-}
-
-}  // namespace
 
 const std::vector<FallbackInfo>& fallbacks() {
   static const std::vector<FallbackInfo> table = {
@@ -81,9 +70,6 @@ const RungInfo* fallback_for(const RungInfo& rung, FallbackReason reason) {
     if (f.rung == &rung && f.reason == reason) return f.instead;
   return nullptr;
 }
-
-std::string kernel_file(const RungInfo& rung) { return numbered(rung, "kernels", "cu"); }
-std::string doc_file(const RungInfo& rung) { return numbered(rung, "docs", "md"); }
 
 const char* to_string(Precision precision) {
   return precision == Precision::tf32 ? "tf32" : "fp32";

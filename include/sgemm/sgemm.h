@@ -44,10 +44,9 @@ using Launcher = cudaError_t (*)(const Gemm& problem, cudaStream_t stream);
 struct RungInfo {
   int number;           // 1, 2, ... (rung 0 is cuBLAS, which is not a kernel of ours)
   const char* name;     // as ladder.inc names it: kernels/NN_name.cu, docs/NN_name.md
-  const char* summary;  // what this rung changes from the one it grew from (parent)
+  const char* summary;  // what this rung changes from the one it grew from
   Precision precision = Precision::fp32;
   Launcher launch = nullptr;  // sgemm::<name>::launch in kernels/NN_name.cu
-  int parent = 0;             // the rung it grew from (0 for rung 1): scripts/diff N diffs it
 };
 
 // Every rung, in ladder order, read from kernels/ladder.inc.
@@ -77,10 +76,6 @@ const std::vector<FallbackInfo>& fallbacks();
 
 // The rung that runs when `rung` cannot for `reason`, or nullptr (launch() then reports it).
 const RungInfo* fallback_for(const RungInfo& rung, FallbackReason reason);
-
-// "kernels/06_vectorized.cu" style paths, relative to the repository root.
-std::string kernel_file(const RungInfo& rung);
-std::string doc_file(const RungInfo& rung);
 
 enum class Status {
   ok = 0,
