@@ -68,9 +68,11 @@ void round_to_tf32(HostMatrix& m, bool) {
     for (int c = 0; c < m.cols; ++c) m.at(r, c) = tf32(m.at(r, c));
 }
 
-// Rung 16 scales a row of A (a column of B) to integers from the line's largest element; 11 bits
-// fewer than its own leave about 13 (its integers hold up to about 2^24 of the line's largest).
-constexpr int kCoarseBits = 13;
+// Rung 16 keeps about T - log2(K)/2 bits of each element of a line of even magnitudes
+// (docs/pictures/16_moduli_bits.svg: about 18 at K = 4096); 11 bits fewer leave about 7. The
+// lines rounded to 8 bits of their largest element: too few for the exact check's split inputs
+// (1 + 2^-11 needs 12), about 2^10 times rung 16's error on random inputs.
+constexpr int kCoarseBits = 8;
 
 void round_lines_coarsely(HostMatrix& m, bool isB) {
   const int lines = isB ? m.cols : m.rows, length = isB ? m.rows : m.cols;
