@@ -254,4 +254,10 @@ std::string dump_failure(const std::string& path, const Shape& shape, const std:
   return out ? path : "";
 }
 
+std::string CheckReport::summary() const {
+  std::string text = std::string(to_string(mode)) + " " + comparison.summary();
+  if (!dump_path.empty()) text += " (inputs and results written to " + dump_path + ")";
+  return text;
+}
+
 }  // namespace sgemm

@@ -172,4 +172,13 @@ std::string dump_failure(const std::string& path, const Shape& shape, const std:
 
 constexpr int kMaxDumpDimension = 64;
 
+// The verdict of one check of a kernel on the GPU (Harness::check, harness.h).
+struct CheckReport {
+  CheckMode mode = CheckMode::exact;
+  Comparison comparison;  // pass/fail, mismatches, max error
+  std::string dump_path;  // small failing problems are written here
+  bool pass() const { return comparison.pass; }
+  std::string summary() const;  // "exact PASS" or "random FAIL: ..."
+};
+
 }  // namespace sgemm

@@ -1,6 +1,6 @@
 #include "cli.h"
 
-#include "harness.h"
+#include "runnables.h"
 #include "sgemm/sgemm.h"
 
 namespace sgemm {

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "harness.h"  // Runnable
 #include "options.h"
+#include "runnables.h"  // Runnable
 
 namespace sgemm {
 

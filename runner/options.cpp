@@ -10,7 +10,7 @@
 #include <sstream>
 #include <utility>
 
-#include "harness.h"
+#include "runnables.h"
 #include "sgemm/sgemm.h"
 
 namespace sgemm {

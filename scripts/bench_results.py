@@ -25,7 +25,7 @@ _NAME = re.compile(r"^sgemm/(?:(?P<reference>cublas(?:_tf32)?)|"
                    r"rung:(?P<number>\d+)_(?P<name>[a-z0-9_]+))"
                    r"/(?P<M>\d+)x(?P<N>\d+)x(?P<K>\d+)(?P<rest>/.*)?$")
 
-# The references' numbers in the runner (runner/harness.h) and how tables name them.
+# The references' numbers in the runner (runner/runnables.h) and how tables name them.
 REFERENCE_NUMBERS = {"cublas": 0, "cublas_tf32": -1}
 REFERENCE_TITLES = {"cublas": "cuBLAS", "cublas_tf32": "cuBLAS TF32"}
 

@@ -15,7 +15,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 LIST = "kernels/ladder.inc"
 
 # The cuBLAS each precision class is compared with, by its name in the runner and the bench
-# (runner/harness.cu's table of runnables).
+# (runner/runnables.cpp's table of runnables).
 REFERENCES = {"fp32": "cublas", "tf32": "cublas_tf32"}
 
 _RUNG = re.compile(r'^RUNG\(\s*(\d+)\s*,\s*([a-z0-9_]+)\s*,\s*(\d+)\s*,\s*(fp32|tf32)\s*,'

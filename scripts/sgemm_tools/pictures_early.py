@@ -1,12 +1,12 @@
 """Pictures of doc 00 (how a rung is timed) and rungs 1-3 (which thread computes which element
-of C, block tiles walking K), drawn from runner/timing.h, runner/harness.cu and the kernels."""
+of C, block tiles walking K), drawn from runner/timing.h, runner/timing.cu and the kernels."""
 from sgemm_tools.pictures_src import Source, rung_source
 from sgemm_tools.pictures_svg import (BLUE, GREY, INK, LIGHT, ORANGE, PALETTE, STRONG, Svg)
 
 
 def timing(root):
     policy = Source(root, "runner/timing.h")
-    harness = Source(root, "runner/harness.cu")
+    harness = Source(root, "runner/timing.cu")
     device = Source(root, "runner/device.cu")
     c = policy.constants()
     order = harness.find(r"time_in_turn\(\{(\w+), (\w+)\}", "race of two kernels").groups()
