@@ -249,6 +249,19 @@ class UnitTest(unittest.TestCase):
                 contextlib.redirect_stdout(io.StringIO()):
             self.assertEqual(lint.main(), 0)
 
+    def test_ci_minutes(self):
+        # fact:ci-minutes reads .ci/run's own timings (KEY_s=SECONDS), to half a minute.
+        facts = load_script("docs-facts")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "timings.txt")
+            with open(path, "w") as f:
+                f.write("# from .ci/run\nbuild_s=343\nctest_s=29\nsm80_build_s=75\n")
+            self.assertEqual(facts.ci_minutes(path, "build"), "about 5½ minutes")
+            self.assertEqual(facts.ci_minutes(path, "ctest"), "about ½ minute")
+            self.assertEqual(facts.ci_minutes(path, "sm80_build"), "about 1 minute")
+            with self.assertRaisesRegex(ladder.Error, "no configure_s"):
+                facts.ci_minutes(path, "configure")
+
     def test_evaluate(self):
         names = {"TM": 8, "TN": 8, "kThreads": 256}
         self.assertEqual(code_facts.evaluate("TM * TN > 64 || kThreads >= 512 ? 1 : "
