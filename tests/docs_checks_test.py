@@ -9,12 +9,17 @@ The fixture passes every check; each test plants one error of a kind a doc can c
 wrong register split, a wrong instruction claim, a number in no committed JSON, a missing
 heading, ...) and expects the check to fail and to name the line.
 """
+import contextlib
+import importlib.machinery
+import importlib.util
+import io
 import os
 import re
 import subprocess
 import sys
 import tempfile
 import unittest
+import unittest.mock
 
 ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 SCRIPTS = os.path.join(ROOT, "scripts")
@@ -30,6 +35,15 @@ SHAPE = "4096x4096x4096"
 def run(script, *args):
     return subprocess.run([sys.executable, os.path.join(SCRIPTS, script), *args],
                           capture_output=True, text=True)
+
+
+def load_script(script):
+    """A script of scripts/ (no .py suffix) as a module."""
+    loader = importlib.machinery.SourceFileLoader(script.replace("-", "_"),
+                                                  os.path.join(SCRIPTS, script))
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
+    loader.exec_module(module)
+    return module
 
 
 def fixture():
@@ -212,6 +226,41 @@ class UnitTest(unittest.TestCase):
                 "-  *reinterpret_cast<float4*>(p) = v;\n+  x = 1;  // trailing: code\n"
                 "+ * a block comment line\n+/* one */\n context\n")
         self.assertEqual(doc_lint.comment_share(diff), (4, 6))
+
+    def test_diff_report_is_no_gate(self):
+        # scripts/docs-lint comments reports each rung's diff: past the bar is marked, and is
+        # no problem (it adds none, and the command exits 0 whatever the diffs' sizes).
+        self.assertEqual(doc_lint.diff_report_line(15, 138, 600), "  15   138 /  600 = 23.0%")
+        self.assertEqual(doc_lint.diff_report_line(16, 200, 700),
+                         "  16   200 /  700 = 28.6%  past the bar: 700 lines > 600, "
+                         "29% comments > 25%")
+        self.assertIn("past the bar: 601 lines > 600", doc_lint.diff_report_line(3, 1, 601))
+        self.assertEqual(doc_lint.diff_report_line(4, 0, 0), "   4     0 /    0 =  0.0%")
+        lint = load_script("docs-lint")
+        with unittest.mock.patch.object(lint.subprocess, "run", lambda *a, **k: subprocess.
+                                        CompletedProcess(a, 0, "--- a\n+++ b\n@@ -1 +1 @@\n"
+                                                         + "+// note\n" * 700, "")):
+            out = io.StringIO()
+            rows = lint.comments(out)
+        self.assertTrue(rows and all(changed == 700 and notes == 700 for _, changed, notes in rows))
+        self.assertIn("past the bar: 700 lines > 600, 100% comments > 25%", out.getvalue())
+        with unittest.mock.patch.object(lint, "comments", lambda out: rows), \
+                unittest.mock.patch.object(sys, "argv", ["docs-lint", "comments"]), \
+                contextlib.redirect_stdout(io.StringIO()):
+            self.assertEqual(lint.main(), 0)
+
+    def test_ci_minutes(self):
+        # fact:ci-minutes reads .ci/run's own timings (KEY_s=SECONDS), to half a minute.
+        facts = load_script("docs-facts")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "timings.txt")
+            with open(path, "w") as f:
+                f.write("# from .ci/run\nbuild_s=343\nctest_s=29\nsm80_build_s=75\n")
+            self.assertEqual(facts.ci_minutes(path, "build"), "about 5½ minutes")
+            self.assertEqual(facts.ci_minutes(path, "ctest"), "about ½ minute")
+            self.assertEqual(facts.ci_minutes(path, "sm80_build"), "about 1 minute")
+            with self.assertRaisesRegex(ladder.Error, "no configure_s"):
+                facts.ci_minutes(path, "configure")
 
     def test_evaluate(self):
         names = {"TM": 8, "TN": 8, "kThreads": 256}

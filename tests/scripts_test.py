@@ -850,6 +850,26 @@ class TestCounts(unittest.TestCase):
         with self.assertRaises(ladder.Error):
             test_counts.listed("not json")
 
+    def test_a_suite_counts_its_tests(self):
+        # SGEMM_GPU_TESTS=suite: one ctest test runs a whole GoogleTest executable; it counts as
+        # the tests the executable lists, as SGEMM_GPU_TESTS=each would register them.
+        with tempfile.TemporaryDirectory() as tmp:
+            program = os.path.join(tmp, "gpu_fake_test")
+            with open(program, "w") as f:
+                f.write("#!/bin/sh\nprintf 'Exact.\\n  One\\n  Two\\nRungs/Run.\\n"
+                        "  Pass/1_naive  # GetParam() = 1\\n'\n")
+            os.chmod(program, 0o755)
+            suite = {"name": "gpu_fake_test", "command": [
+                "cmake", f"-DPROGRAM={program}", "-P", "/src/tests/gtest_suite.cmake"],
+                "properties": [{"name": "LABELS", "value": ["gpu"]}]}
+            data = json.loads(CTEST_JSON)
+            data["tests"].append(suite)
+            self.assertEqual(test_counts.counts(test_counts.listed(json.dumps(data))),
+                             {"host": 1, "slow": 1, "run": 2, "gpu": 5, "all": 7})
+            suite["command"][1] = "-DPROGRAM=" + os.path.join(tmp, "not_built")
+            with self.assertRaisesRegex(ladder.Error, "build it first"):
+                test_counts.counts(test_counts.listed(json.dumps(data)))
+
     def test_rewrite_the_markers(self):
         text = "ran <!-- tests:run -->1<!-- /tests --> of <!-- tests:all -->9<!-- /tests -->\n"
         self.assertEqual(test_counts.rewrite(text, {"run": 2, "all": 4}, "README.md"),

@@ -11,6 +11,9 @@
                                precision written (data = Measured(root); measured_numbers.py
                                says which values count for which doc and line)
     comment_share(diff_text)   (comment lines, changed lines) of a unified diff
+    diff_report_line(n, comments, changed)  a row of `scripts/docs-lint comments`, the report
+                               of each rung's diff: its size and comment share, marked where
+                               past the reading bar (BAR_LINES, BAR_SHARE), never a problem
 
 The lesson is every line above the first `## Appendix` heading (all lines if none). The
 number check reads only its prose: code blocks, inline code, HTML comments, fact markers and
@@ -177,3 +180,20 @@ def comment_share(diff_text):
         changed += 1
         comments += is_comment(line[1:])
     return comments, changed
+
+
+# The reading bar of a rung's diff from its parent (scripts/diff N): a lesson a reader takes in
+# one sitting, and more code than comment. Reported, not enforced: rungs may pass it.
+BAR_LINES = 600
+BAR_SHARE = 0.25
+DIFF_REPORT_HEADER = "rung  comment lines / changed lines of scripts/diff N  (bar: 600 lines, 25%)"
+
+
+def diff_report_line(number, comments, changed):
+    """One rung's row of the report: 'NN  comments / changed = share', then 'past the bar: ...'
+    naming what passes BAR_LINES or BAR_SHARE."""
+    share = comments / changed if changed else 0.0
+    past = ([f"{changed} lines > {BAR_LINES}"] if changed > BAR_LINES else []) + \
+           ([f"{share:.0%} comments > {BAR_SHARE:.0%}"] if share > BAR_SHARE else [])
+    return (f"{number:4d}  {comments:4d} / {changed:4d} = {share:5.1%}"
+            + (f"  past the bar: {', '.join(past)}" if past else ""))
