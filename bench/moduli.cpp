@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "entries.h"  // rung 16 with its number of moduli forced
 #include "harness.h"
 #include "options.h"
 #include "sgemm/sgemm.h"
-#include "entries.h"  // rung 16 with its number of moduli forced
 
 namespace {
 

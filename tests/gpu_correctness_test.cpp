@@ -9,12 +9,12 @@
 #include <tuple>
 #include <vector>
 
+#include "entries.h"  // rungs 15 and 17 with their choices forced
 #include "gpu_support.h"
 #include "harness.h"
 #include "rung_id.h"
 #include "seeded_random.h"
 #include "sgemm/sgemm.h"
-#include "entries.h"  // rungs 15 and 17 with their choices forced
 
 namespace sgemm::testing {
 namespace {

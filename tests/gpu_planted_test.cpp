@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
+#include "entries.h"  // rung 16 with its bound plane forced
 #include "gpu_inputs.h"
 #include "gpu_support.h"
 #include "registry.h"  // rung_info(): a rung by its typed handle
 #include "sgemm/sgemm.h"
-#include "entries.h"  // rung 16 with its bound plane forced
 
 namespace sgemm::testing {
 namespace {

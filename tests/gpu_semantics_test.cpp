@@ -17,10 +17,10 @@
 #include <utility>
 #include <vector>
 
+#include "entries.h"  // rung 15 with its path and slices of K forced
 #include "gpu_support.h"
 #include "semantics_cases.h"
 #include "sgemm/sgemm.h"
-#include "entries.h"  // rung 15 with its path and slices of K forced
 
 namespace sgemm::testing {
 namespace {

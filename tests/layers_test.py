@@ -5,7 +5,7 @@
    <- kernels/ (rungs and their shared headers) <- library/ <- runner/, bench/, tests/. No
    kernel file includes a header of library/ or runner/ (the public headers are include/), and
    the library includes nothing of the runner that validates and reports.
-2. Every header has `#pragma once`, and every #include of a header stands outside any
+2. Every header has `#pragma once` (a C header, an include guard), and every #include of a header stands outside any
    namespace (at the top of the file that uses it), so that a header means the same wherever it
    is included. The X-macro lists (.inc) are data, read where their macro is defined.
 3. No test switch in the lesson code: no SGEMM_PLANT_* or SGEMM_FORCE_* in kernels/ (tests
@@ -84,8 +84,10 @@ def headers_stand_alone(root):
     problems = []
     for folder in ("include", "kernels", "library", "runner", "bench", "tests"):
         for path, text in files(root, folder):
-            if path.endswith(HEADERS) and not re.search(r"^#pragma once", text, re.M):
-                problems.append(f"{path}: a header without #pragma once")
+            guarded = re.search(r"^#pragma once", text, re.M) or re.search(
+                r"^#ifndef (\w+)\n#define \1\b", text, re.M)  # a C header's include guard
+            if path.endswith(HEADERS) and not guarded:
+                problems.append(f"{path}: a header without #pragma once or an include guard")
             depth = 0  # namespaces open at this line
             for number, line in enumerate(text.splitlines(), 1):
                 m = INCLUDE.match(line)

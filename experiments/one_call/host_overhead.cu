@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "entries.h"  // rung 15's launch_config
 #include "harness.h"
 #include "registry.h"  // rung_info(): a rung by its typed handle
 #include "report.h"
 #include "sgemm/sgemm.h"
-#include "entries.h"  // rung 15's launch_config
 
 #define CHECK(x)                                          \
   do {                                                    \

@@ -1,8 +1,8 @@
 // Candidate for scripts/autotune --extra (experiments/rung09/README.md says how to run it).
 // b: As [k-chunk][m], 16-byte copies; default tile, 4 stages (96 KiB)
 #define SGEMM_AUTOTUNE_CANDIDATES
-#include "chunked_as.cuh"
 #include "autotune.h"
+#include "chunked_as.cuh"
 
 static const sgemm::autotune::Registrar candidate(
     109, "(b) BM=128 BN=256 BK=16 WM=64 WN=64 WNITER=4 TM=4 TN=4 STAGES=4",

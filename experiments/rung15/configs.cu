@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "entries.h"  // launch_config
 #include "harness.h"
 #include "registry.h"  // rung_info(): a rung by its typed handle
 #include "report.h"
 #include "sgemm/sgemm.h"
-#include "entries.h"  // launch_config
 
 int main(int argc, char** argv) {
   using namespace sgemm;

@@ -16,10 +16,10 @@
 #include <cmath>
 #include <cstdint>
 
+#include "entries.h"  // every_shape_3xtf32::launch_limited: rung 15 on part of C (its slow path)
 #include "ozaki/ozaki_bits.cuh"        // scale_to_integer
 #include "ozaki/ozaki_statistics.cuh"  // Stats, Line, Tally, Plan, magnitude_byte, the sampled lines
 #include "sgemm/sgemm.h"               // Gemm: the problem, as queue_prediction takes it
-#include "entries.h"  // every_shape_3xtf32::launch_limited: rung 15 on part of C (its slow path)
 
 namespace sgemm::ozaki {
 
