@@ -22,7 +22,7 @@ foreach(_number _stem _source IN ZIP_LISTS SGEMM_RUNG_NUMBERS SGEMM_RUNG_STEMS
                                            SGEMM_KERNEL_SOURCES)  # cmake/ladder.cmake
   set(_test sass.${_stem})
   set(_binary $<TARGET_FILE:sgemm>)
-  set(_target sgemm_ladder)
+  set(_target sgemm_ladder_objects)
   if(_source IN_LIST SGEMM_SM90A_SOURCES)
     set(_target sgemm_ladder_sm90a)
     if(NOT SGEMM_SM90A_BUILT)

@@ -38,7 +38,7 @@ for b in $(objects before); do
     compare "$b" "$a" "$name"
   fi
 done
-lib() { find "$work/$1/build/CMakeFiles/sgemm_ladder.dir/library" -name "$2"; }
+lib() { find "$work/$1/build/CMakeFiles" -path "*/library/*" -name "$2"; }
 compare "$(lib before api.cu.o)" "$(lib after scale_c.cu.o)" "library scale_c"
 compare "$(lib before transpose.cu.o)" "$(lib after transpose.cu.o)" "library transpose"
 exit $status

@@ -5,6 +5,9 @@
 #   -DMODE=subdirectory  the consumer does add_subdirectory of this source tree
 #   -DARGS=generator and compilers  -DWORK=scratch folder  -DCONFIG=build configuration
 #   -DRUNGS=names the program must print; then `ctest -N` must find no tests in the build.
+# In package mode the examples (examples/: C++ through sgemm::ladder, C through the C ABI and
+# sgemm::ladder_shared) are built against the same prefix and run: each must exit 0, or 77
+# where there is no GPU (a failure then if SGEMM_REQUIRE_GPU=1).
 function(run what)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
   string(REPLACE ";" " " shown "${ARGN}")
@@ -46,4 +49,26 @@ endforeach()
 run("ctest -N" ${CMAKE_CTEST_COMMAND} --test-dir ${WORK}/build -N)
 if(NOT output MATCHES "Total Tests: 0")
   message(FATAL_ERROR "the consumer's build registered tests of the ladder")
+endif()
+
+if(MODE STREQUAL "package")
+  cmake_path(GET CMAKE_CURRENT_LIST_DIR PARENT_PATH tests)
+  cmake_path(GET tests PARENT_PATH root)
+  run("configuring the examples" ${CMAKE_COMMAND} -S ${root}/examples -B ${WORK}/examples
+      --no-warn-unused-cli ${ARGS})
+  run("building the examples" ${CMAKE_COMMAND} --build ${WORK}/examples -j 2 ${config})
+  foreach(example gemm gemm_c)
+    set(program ${WORK}/examples/${example})
+    if(NOT EXISTS ${program})
+      set(program ${WORK}/examples/${CONFIG}/${example})
+    endif()
+    execute_process(COMMAND ${program} RESULT_VARIABLE status OUTPUT_VARIABLE out
+                    ERROR_VARIABLE out)
+    message("$ ${program}\n${out}")
+    if(status EQUAL 77 AND NOT "$ENV{SGEMM_REQUIRE_GPU}" STREQUAL "1")
+      message("${example}: no GPU here, so it ran nothing (exit 77)")
+    elseif(NOT status EQUAL 0)
+      message(FATAL_ERROR "the example ${example} failed (${status})")
+    endif()
+  endforeach()
 endif()
