@@ -104,7 +104,12 @@ class Library:
         self.path = path
         self.cdll = cdll
         for name, (restype, argtypes) in _PROTOTYPES.items():
-            fn = getattr(cdll, name)
+            try:
+                fn = getattr(cdll, name)
+            except AttributeError:
+                raise LibraryNotFound(
+                    f"sgemm_ladder: {path} has no {name}: it is not the SGEMM ladder's C ABI "
+                    "(include/sgemm/sgemm_c.h), or a build older than this package") from None
             fn.restype, fn.argtypes = restype, argtypes
             setattr(self, name[len("sgemm_"):], fn)
 

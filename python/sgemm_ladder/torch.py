@@ -15,13 +15,14 @@ transposed views, no copies): training stays FP32-accurate. They queue work on t
 stream of the tensors' device and allocate with torch.empty (the caching allocator), so CUDA
 graph capture works; nothing synchronises the host.
 
-fp32_matmul() routes, for float32 CUDA tensors on one device with no out= and autocast off:
+fp32_matmul() routes, for float32 CUDA tensors on one device with no out=:
 torch.mm / Tensor.mm, torch.matmul / Tensor.matmul / the @ operator (2-D @ 2-D, 3-D @ 3-D with
 equal or one-sided batch of one, 3-D @ 2-D, 2-D @ 3-D), torch.bmm / Tensor.bmm,
 torch.addmm / Tensor.addmm (2-D), torch.nn.functional.linear (so nn.Linear; any input of two
 or more dimensions). Everything else (other dtypes, CPU tensors, 1-D or 4-D matmul, baddbmm,
 einsum, attention, convolutions) runs as before. The mode is a TorchFunctionMode: it applies
-to the thread that entered it.
+to the thread that entered it, and sits above torch.autocast (float32 products it routes stay
+FP32 there too).
 """
 import threading
 
@@ -234,10 +235,9 @@ class fp32_matmul(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         if kwargs is None:
             kwargs = {}
-        if not torch.is_autocast_enabled("cuda"):
-            out = _route(func, args, kwargs)
-            if out is not None:
-                return out
+        out = _route(func, args, kwargs)
+        if out is not None:
+            return out
         return func(*args, **kwargs)
 
 

@@ -13,7 +13,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import textwrap
 import unittest
 
 PYTHON_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -21,7 +20,7 @@ ROOT = os.path.dirname(PYTHON_DIR)
 sys.path.insert(0, PYTHON_DIR)
 
 import sgemm_ladder  # noqa: E402
-from sgemm_ladder import _core, _library  # noqa: E402
+from sgemm_ladder import _library  # noqa: E402
 from sgemm_ladder import _layout as L  # noqa: E402
 import bench_table  # noqa: E402
 
@@ -272,6 +271,15 @@ class LibrarySearch(unittest.TestCase):
                 self.assertIn(where, text)
         else:
             self.skipTest("a libsgemm_ladder.so is on the loader's path")
+
+    def test_another_library(self):
+        import ctypes
+        import ctypes.util
+        libc = ctypes.util.find_library("c")
+        if libc is None:
+            self.skipTest("no libc to stand in for another library")
+        with self.assertRaisesRegex(_library.LibraryNotFound, "has no sgemm_gemm: it is not"):
+            _library.Library(ctypes.CDLL(libc), libc)
 
     def test_default_places(self):
         self.assertTrue(self.saved[1].endswith(os.path.join("sgemm_ladder", "lib",
