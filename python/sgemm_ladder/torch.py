@@ -92,6 +92,13 @@ def _bmm_fake(a, b):
     return a.new_empty((a.shape[0], a.shape[1], b.shape[2]))
 
 
+# The ops as the dispatcher has them: what the backward formulas and the switch call (plain
+# OpOverloads, which torch.compile traces directly).
+_mm = torch.ops.sgemm_ladder.mm.default
+_addmm = torch.ops.sgemm_ladder.addmm.default
+_bmm = torch.ops.sgemm_ladder.bmm.default
+
+
 # ---- autograd: the backward is made of the same ops, on transposed views -------------------
 
 def _save_ab(ctx, inputs, output):
@@ -105,8 +112,8 @@ def _scaled(x, s):
 
 def _mm_backward(ctx, grad):
     a, b = ctx.saved_tensors
-    ga = mm(grad, b.t()) if ctx.needs_input_grad[0] else None
-    gb = mm(a.t(), grad) if ctx.needs_input_grad[1] else None
+    ga = _mm(grad, b.t()) if ctx.needs_input_grad[0] else None
+    gb = _mm(a.t(), grad) if ctx.needs_input_grad[1] else None
     return ga, gb
 
 
@@ -122,16 +129,16 @@ def _addmm_backward(ctx, grad):
     if ctx.needs_input_grad[0]:
         gc = _scaled(grad, ctx.beta).sum_to_size(ctx.c_shape)
     if ctx.needs_input_grad[1]:
-        ga = _scaled(mm(grad, b.t()), ctx.alpha)
+        ga = _scaled(_mm(grad, b.t()), ctx.alpha)
     if ctx.needs_input_grad[2]:
-        gb = _scaled(mm(a.t(), grad), ctx.alpha)
+        gb = _scaled(_mm(a.t(), grad), ctx.alpha)
     return gc, ga, gb, None, None
 
 
 def _bmm_backward(ctx, grad):
     a, b = ctx.saved_tensors
-    ga = bmm(grad, b.transpose(1, 2)) if ctx.needs_input_grad[0] else None
-    gb = bmm(a.transpose(1, 2), grad) if ctx.needs_input_grad[1] else None
+    ga = _bmm(grad, b.transpose(1, 2)) if ctx.needs_input_grad[0] else None
+    gb = _bmm(a.transpose(1, 2), grad) if ctx.needs_input_grad[1] else None
     return ga, gb
 
 
@@ -164,19 +171,19 @@ def _matmul(a, b):
     """The ops for torch.matmul of 2-D/3-D operands, or None (not covered)."""
     da, db = a.dim(), b.dim()
     if da == 2 and db == 2:
-        return mm(a, b)
+        return _mm(a, b)
     if da == 3 and db == 3:
         if a.shape[0] == b.shape[0]:
-            return bmm(a, b)
+            return _bmm(a, b)
         if a.shape[0] == 1:
-            return bmm(a.expand(b.shape[0], -1, -1), b)
+            return _bmm(a.expand(b.shape[0], -1, -1), b)
         if b.shape[0] == 1:
-            return bmm(a, b.expand(a.shape[0], -1, -1))
+            return _bmm(a, b.expand(a.shape[0], -1, -1))
         return None
     if da == 3 and db == 2:  # fold the batch into M: one large product
-        return mm(a.flatten(0, 1), b).view(a.shape[0], a.shape[1], b.shape[1])
+        return _mm(a.flatten(0, 1), b).view(a.shape[0], a.shape[1], b.shape[1])
     if da == 2 and db == 3:
-        return bmm(a.expand(b.shape[0], -1, -1), b)
+        return _bmm(a.expand(b.shape[0], -1, -1), b)
     return None
 
 
@@ -185,9 +192,9 @@ def _linear(x, w, bias):
         return None
     x2 = x.flatten(0, -2)
     if bias is None:
-        y = mm(x2, w.t())
+        y = _mm(x2, w.t())
     else:
-        y = addmm(bias, x2, w.t(), 1.0, 1.0)
+        y = _addmm(bias, x2, w.t(), 1.0, 1.0)
     return y.view(*x.shape[:-1], w.shape[0])
 
 
@@ -210,11 +217,11 @@ def _route(func, args, kwargs):
         return _matmul(a, b) if _pair(a, b) else None
     if func is torch.mm or func is Tensor.mm:
         a, b = args[0], args[1]
-        return mm(a, b) if _pair(a, b) and a.dim() == 2 and b.dim() == 2 else None
+        return _mm(a, b) if _pair(a, b) and a.dim() == 2 and b.dim() == 2 else None
     if func is torch.bmm or func is Tensor.bmm:
         a, b = args[0], args[1]
         if _pair(a, b) and a.dim() == 3 and b.dim() == 3 and a.shape[0] == b.shape[0]:
-            return bmm(a, b)
+            return _bmm(a, b)
         return None
     if func is torch.addmm or func is Tensor.addmm:
         if len(args) < 3:
@@ -223,7 +230,7 @@ def _route(func, args, kwargs):
         beta, alpha = kwargs.get("beta", 1), kwargs.get("alpha", 1)
         if (_pair(a, b) and _ours(c) and c.device == a.device and a.dim() == 2 and
                 b.dim() == 2 and _number(beta) and _number(alpha)):
-            return addmm(c, a, b, float(beta), float(alpha))
+            return _addmm(c, a, b, float(beta), float(alpha))
         return None
     return None
 
