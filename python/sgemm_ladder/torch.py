@@ -65,7 +65,8 @@ def bmm(a: Tensor, b: Tensor) -> Tensor:
 
 def _check_fake(a, b, dims):
     torch._check(a.dim() == dims and b.dim() == dims,
-                 lambda: f"sgemm_ladder: {dims}-D tensors expected, not {a.dim()}-D and {b.dim()}-D")
+                 lambda: f"sgemm_ladder: {dims}-D tensors expected, not {a.dim()}-D and "
+                         f"{b.dim()}-D")
     torch._check(a.dtype == torch.float32 and b.dtype == torch.float32,
                  lambda: f"sgemm_ladder: float32 expected, not {a.dtype} and {b.dtype}")
     torch._check(a.shape[-1] == b.shape[-2],

@@ -510,8 +510,9 @@ class RealLibrary(unittest.TestCase):
         os.environ[_library.ENV] = self.lib.path
         _library._library = self.lib
         try:
-            with self.assertRaisesRegex(sgemm_ladder.SgemmValueError,
-                                        r"K = 2097152 is larger than the limit 1048576 \(bad_size\)"):
+            with self.assertRaisesRegex(
+                    sgemm_ladder.SgemmValueError,
+                    r"K = 2097152 is larger than the limit 1048576 \(bad_size\)"):
                 sgemm_ladder.matmul(FakeArray((4, 2**21)), FakeArray((2**21, 4)),
                                     out=FakeArray((4, 4)))
         finally:
