@@ -1,0 +1,37 @@
+"""Packs libsgemm_ladder.so beside the package when a built one is found, so that an installed
+sgemm_ladder finds its library without $SGEMM_LADDER_LIBRARY: $SGEMM_LADDER_LIBRARY if set,
+else ../build/libsgemm_ladder.so (the repository's build folder). Without one the package
+installs all the same and looks for the library at run time (sgemm_ladder/_library.py)."""
+import os
+import shutil
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NAME = "libsgemm_ladder.so"
+
+
+def built_library():
+    for path in (os.environ.get("SGEMM_LADDER_LIBRARY"),
+                 os.path.join(HERE, os.pardir, "build", NAME)):
+        if path and os.path.isfile(path):
+            return os.path.realpath(path)
+    return None
+
+
+class BuildPyWithLibrary(build_py):
+    def run(self):
+        super().run()
+        lib = built_library()
+        if lib is None:
+            print(f"sgemm_ladder: no {NAME} found to pack (set SGEMM_LADDER_LIBRARY or build "
+                  "the repository's build/ first); the package will look for it at run time")
+            return
+        target = os.path.join(self.build_lib, "sgemm_ladder", "lib")
+        os.makedirs(target, exist_ok=True)
+        shutil.copy2(lib, os.path.join(target, NAME))
+        print(f"sgemm_ladder: packed {lib}")
+
+
+setup(cmdclass={"build_py": BuildPyWithLibrary})
