@@ -96,19 +96,41 @@ int main(int argc, char** argv) {
   std::string only;
   double block_ms = 100;
   int rounds = 3;
+  auto usage = [](const std::string& why) {
+    std::fprintf(stderr, "sgemm_batched_bench: %s (--help lists the flags)\n", why.c_str());
+    return 2;
+  };
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--case" && i + 1 < argc) {
-      only = argv[++i];
-    } else if (a == "--block-ms" && i + 1 < argc) {
-      block_ms = std::atof(argv[++i]);
-    } else if (a == "--rounds" && i + 1 < argc) {
-      rounds = std::max(1, std::atoi(argv[++i]));
-    } else {
-      std::printf("usage: sgemm_batched_bench [--case NAME] [--block-ms T] [--rounds R]\ncases:");
+    const bool hasValue = i + 1 < argc;
+    if (a == "--help" || a == "-h") {
+      std::printf(
+          "sgemm_batched_bench: sgemm::gemm_strided_batched against cublasSgemmStridedBatched\n"
+          "(FP32, default math mode), timed in turn in one process, with a check of each case\n"
+          "against FP64 within FP32's componentwise bound.\n\n"
+          "usage: sgemm_batched_bench [--case NAME] [--block-ms T] [--rounds R]\n"
+          "  --case NAME    run one case only:");
       for (const Case& c : kCases) std::printf(" %s", c.name.c_str());
-      std::printf("\n");
-      return a == "--help" ? 0 : 2;
+      std::printf(
+          "\n  --block-ms T   a timed block lasts at least T ms of GPU time (default 100)\n"
+          "  --rounds R     blocks of each in turn (default 3)\n\n"
+          "exit status:\n  0  every check passed\n  1  a check failed\n  2  bad usage\n"
+          "  3  no usable GPU, or a CUDA or cuBLAS error\n");
+      return 0;
+    } else if (a == "--case" && hasValue) {
+      only = argv[++i];
+      if (std::none_of(kCases.begin(), kCases.end(), [&](const Case& c) { return c.name == only; }))
+        return usage("no case '" + only + "'");
+    } else if (a == "--block-ms" && hasValue) {
+      char* end = nullptr;
+      block_ms = std::strtod(argv[++i], &end);
+      if (*end != '\0' || !(block_ms >= 0)) return usage("--block-ms wants a number >= 0");
+    } else if (a == "--rounds" && hasValue) {
+      char* end = nullptr;
+      rounds = static_cast<int>(std::strtol(argv[++i], &end, 10));
+      if (*end != '\0' || rounds < 1) return usage("--rounds wants a whole number >= 1");
+    } else {
+      return usage("unknown argument '" + a + "'");
     }
   }
   int failures = 0;
