@@ -34,6 +34,7 @@
 #include "hopper/hopper.cuh"    // mbarriers, TMA copies, setmaxnreg, wgmma (docs/10 explains each)
 #include "hopper/pipeline.cuh"  // the ring, producer loop, register split, tile order (rungs 10, 14)
 #include "launchers.h"          // Gemm, and the one launcher signature every rung shares
+#include "runtime/batch.h"      // Batch: a batch's problems, the grid's z
 #include "runtime/device.h"     // the shared-memory opt-in, the Hopper check
 #include "runtime/tensor_map.h"                 // tensor maps
 #include "runtime/workspace.h"                  // the workspace
@@ -463,16 +464,18 @@ __device__ __forceinline__ bool split_store(const float4& x, uint8_t* hi, int lo
 // blockIdx.y of K: [z * kSlice, min(K, (z + 1) * kSlice)). With one slice (partial == nullptr)
 // it writes C, with alpha, beta and the guard path; with several it writes its raw sums to
 // partial + z * M * N (rows N apart) and its guard flags to guards + z * (M + N) (rows of A,
-// then columns of B), and sum_slices finishes.
-template <int PROMOTE, bool kAlignedA, bool kAlignedB>
+// then columns of B), and sum_slices finishes. kBatched: blockIdx.z picks the problem of
+// `batch` (runtime/batch.h), each with one slice (the batched library calls, library/batched.cu).
+template <int PROMOTE, bool kAlignedA, bool kAlignedB, bool kBatched = false>
 __global__ void __launch_bounds__(Fused::kThreads, 1)
     sgemm_every_shape_3xtf32_fused(int M, int N, int K, int kSlice, float alpha, const float* A,
                                    int lda, const float* B, int ldb, float beta, float* C, int ldc,
                                    float* partial, int* guards, bool pairedC, int groupRows,
-                                   const int* limits) {
+                                   const int* limits, runtime::Batch batch) {
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
   __trap();  // compiled out (SGEMM_NO_SM90A): the launcher never starts this kernel
 #else
+  if constexpr (kBatched) runtime::select_problem(batch, A, B, C);
   using F = Fused;
   constexpr int BM = F::BM, BN = F::BN, BK = F::BK;
   extern __shared__ uint8_t raw[];
@@ -605,7 +608,7 @@ cudaError_t run_fused(const Gemm& g, int want, cudaStream_t stream, const int* l
     if (allowed != cudaSuccess) return allowed;
     kernel<<<grid, Fused::kThreads, Fused::kSharedBytes, stream>>>(
         M, N, K, cut.kSlice, g.alpha, g.A, g.lda, g.B, g.ldb, g.beta, g.C, g.ldc, partial, guards,
-        aligned8(g.C) && g.ldc % 2 == 0, 8, limits);
+        aligned8(g.C) && g.ldc % 2 == 0, 8, limits, runtime::Batch{});
     return cudaGetLastError();
   };
   const bool a16 = aligned16(g.A, g.lda), b16 = aligned16(g.B, g.ldb);
@@ -615,6 +618,37 @@ cudaError_t run_fused(const Gemm& g, int want, cudaStream_t stream, const int* l
                                      : start(std::false_type{}, std::false_type{}));
   if (err != cudaSuccess || !partial) return err;
   return sum_slices(g, cut.slices, partial, guards, M + N, stream, limits);
+}
+
+// A batch (entries.h: launch_batched): the fused kernel, one slice, the grid's z the problem. Its
+// alignment holds for every problem: strides that keep it, and no pointer arrays (whose
+// pointers the host does not read).
+cudaError_t launch_batched(const Gemm& g, const runtime::Batch& batch, int problems,
+                           cudaStream_t stream) {
+  cudaError_t err = runtime::require_sm90();
+  if (err != cudaSuccess) return err;
+  if (problems < 1 || problems > runtime::kMaxGridZ) return cudaErrorInvalidValue;
+  const long long tiles = static_cast<long long>((g.M + Fused::BM - 1) / Fused::BM) *
+                          ((g.N + Fused::BN - 1) / Fused::BN);
+  if (tiles > 0x7fffffff) return cudaErrorInvalidValue;
+  const dim3 grid(static_cast<unsigned>(tiles), 1, static_cast<unsigned>(problems));
+  const bool pairedC = aligned8(g.C) && g.ldc % 2 == 0 && !batch.C && batch.strideC % 2 == 0;
+  auto start = [&](auto alignedA, auto alignedB) {
+    constexpr auto kernel = sgemm_every_shape_3xtf32_fused<kPromote, decltype(alignedA)::value,
+                                                           decltype(alignedB)::value, true>;
+    const cudaError_t allowed = runtime::allow_shared_bytes<kernel>(Fused::kSharedBytes);
+    if (allowed != cudaSuccess) return allowed;
+    kernel<<<grid, Fused::kThreads, Fused::kSharedBytes, stream>>>(
+        g.M, g.N, g.K, g.K, g.alpha, g.A, g.lda, g.B, g.ldb, g.beta, g.C, g.ldc, nullptr, nullptr,
+        pairedC, 8, nullptr, batch);
+    return cudaGetLastError();
+  };
+  const bool a16 = aligned16(g.A, g.lda) && !batch.A && batch.strideA % 4 == 0;
+  const bool b16 = aligned16(g.B, g.ldb) && !batch.B && batch.strideB % 4 == 0;
+  return a16 ? (b16 ? start(std::true_type{}, std::true_type{})
+                    : start(std::true_type{}, std::false_type{}))
+             : (b16 ? start(std::false_type{}, std::true_type{})
+                    : start(std::false_type{}, std::false_type{}));
 }
 
 // How one problem runs: the fused kernel or rung 14's pre-pass path, K cut into `slices`.

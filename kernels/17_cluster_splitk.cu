@@ -29,6 +29,7 @@
 #include "entries.h"          // launch_config and the other entries this file defines
 #include "hopper/hopper.cuh"  // smem_addr, the cluster's barriers, DSMEM loads
 #include "launchers.h"        // Gemm, and the one launcher signature every rung shares
+#include "runtime/batch.h"    // Batch: a batch's problems, the grid's z
 #include "runtime/device.h"   // the shared-memory opt-in, device facts, PerDevice
 
 namespace sgemm::cluster_splitk {
@@ -84,15 +85,18 @@ __device__ __forceinline__ void wait_copies() {
 
 // Block (x, y) of a cluster of n blocks along x: tile (x / n, y) of C, over slice x % n (its
 // rank) of K. kSlice: the depth of K a block walks, a multiple of BK; rank r walks
-// [r * kSlice, min(K, (r + 1) * kSlice)), possibly nothing.
-template <int BM, int BN, int BK, int TM, int TN, int STAGES>
+// [r * kSlice, min(K, (r + 1) * kSlice)), possibly nothing. kBatched: blockIdx.z picks the
+// problem of `batch` (runtime/batch.h; the batched library calls, library/batched.cu).
+template <int BM, int BN, int BK, int TM, int TN, int STAGES, bool kBatched = false>
 __global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN, STAGES>::kThreads,
                                   Tile<BM, BN, BK, TM, TN, STAGES>::kMinBlocks)
     sgemm_cluster_splitk(int M, int N, int K, int kSlice, float alpha, const float* A, int lda,
-                         const float* B, int ldb, float beta, float* C, int ldc) {
+                         const float* B, int ldb, float beta, float* C, int ldc,
+                         runtime::Batch batch) {
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
   __trap();  // compiled out (SGEMM_NO_SM90A): the launcher never starts this kernel
 #else
+  if constexpr (kBatched) runtime::select_problem(batch, A, B, C);
   using T = Tile<BM, BN, BK, TM, TN, STAGES>;
   extern __shared__ float4 shared[];
   float* ring = reinterpret_cast<float*>(shared);
@@ -265,12 +269,16 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, TM, TN, STAGES>::kThreads,
 }
 
 using TileLauncher = cudaError_t (*)(int ranks, int kSlice, const Gemm& g, cudaStream_t stream);
+using BatchedTileLauncher = cudaError_t (*)(int ranks, int kSlice, const Gemm& g,
+                                            const runtime::Batch& batch, int problems,
+                                            cudaStream_t stream);
 
-// Tile (x, y) of C with K split over a cluster of `ranks` blocks along x.
-template <int BM, int BN, int BK, int TM, int TN, int STAGES>
-cudaError_t launch_tile(int ranks, int kSlice, const Gemm& g, cudaStream_t stream) {
+// Tile (x, y) of C with K split over a cluster of `ranks` blocks along x; kBatched: z = problem.
+template <int BM, int BN, int BK, int TM, int TN, int STAGES, bool kBatched>
+cudaError_t launch_tile_of(int ranks, int kSlice, const Gemm& g, const runtime::Batch& batch,
+                           int problems, cudaStream_t stream) {
   using T = Tile<BM, BN, BK, TM, TN, STAGES>;
-  constexpr auto kernel = sgemm_cluster_splitk<BM, BN, BK, TM, TN, STAGES>;
+  constexpr auto kernel = sgemm_cluster_splitk<BM, BN, BK, TM, TN, STAGES, kBatched>;
   // Opt-ins, once per device: shared memory past 48 KiB, clusters past 8 blocks.
   static runtime::PerDevice<bool> opted;
   bool done = false;
@@ -285,8 +293,9 @@ cudaError_t launch_tile(int ranks, int kSlice, const Gemm& g, cudaStream_t strea
   if (err != cudaSuccess) return err;
   cudaLaunchConfig_t config = {};
   // x: tiles of N times the cluster (<= 2^14 * 16); y: tiles of M (<= 2^15 for M <= 2^20).
-  config.gridDim = dim3(static_cast<unsigned>((g.N + BN - 1) / BN * ranks),
-                        static_cast<unsigned>((g.M + BM - 1) / BM));
+  config.gridDim =
+      dim3(static_cast<unsigned>((g.N + BN - 1) / BN * ranks),
+           static_cast<unsigned>((g.M + BM - 1) / BM), static_cast<unsigned>(problems));
   config.blockDim = dim3(T::kThreads);
   config.dynamicSmemBytes = T::kSharedBytes;
   config.stream = stream;
@@ -297,8 +306,14 @@ cudaError_t launch_tile(int ranks, int kSlice, const Gemm& g, cudaStream_t strea
   config.attrs = &cluster;
   config.numAttrs = 1;
   err = cudaLaunchKernelEx(&config, kernel, g.M, g.N, g.K, kSlice, g.alpha, g.A, g.lda, g.B, g.ldb,
-                           g.beta, g.C, g.ldc);
+                           g.beta, g.C, g.ldc, batch);
   return err != cudaSuccess ? err : cudaGetLastError();
+}
+
+template <int BM, int BN, int BK, int TM, int TN, int STAGES>
+cudaError_t launch_tile(int ranks, int kSlice, const Gemm& g, cudaStream_t stream) {
+  return launch_tile_of<BM, BN, BK, TM, TN, STAGES, false>(ranks, kSlice, g, runtime::Batch{}, 1,
+                                                           stream);
 }
 
 // A tile of the table: its shape and its kernel.
@@ -392,6 +407,34 @@ cudaError_t launch_config(int config, int ranks, const Gemm& g, cudaStream_t str
   cudaError_t err = runtime::require_sm90();
   if (err != cudaSuccess) return err;
   return kConfigs[config].run(ranks, slice_of(g.K, ranks, kConfigs[config].BK), g, stream);
+}
+
+// ---- Batches (entries.h: launch_batched): the grid's z is the problem, so that the batch's
+// tiles fill the GPU where one problem's would not, with no split of K until they do.
+struct BatchedConfig {
+  int BM, BN, BK;
+  BatchedTileLauncher run;
+};
+// The table's fourth tile (128 x 128, 8 x 8 a thread) and its seventh (64 x 64 x 32, 8 x 4).
+constexpr BatchedConfig kBatchedLarge = {128, 128, 16,
+                                         &launch_tile_of<128, 128, 16, 8, 8, 3, true>};
+constexpr BatchedConfig kBatchedSmall = {64, 64, 32, &launch_tile_of<64, 64, 32, 8, 4, 3, true>};
+
+// The 128 x 128 tile where C's problems are at least that large in both dimensions, else the
+// 64 x 64 one (rung 17's deep tile: little of it is wasted on 64 x 64 problems); K split over a
+// cluster only while the batch's tiles fill less than one wave (ranks_for, as choose() does).
+cudaError_t launch_batched(const Gemm& g, const runtime::Batch& batch, int problems,
+                           cudaStream_t stream) {
+  cudaError_t err = runtime::require_sm90();
+  int sms = 0;
+  if (err == cudaSuccess) err = runtime::multiprocessors(&sms);
+  if (err != cudaSuccess) return err;
+  if (problems < 1 || problems > runtime::kMaxGridZ) return cudaErrorInvalidValue;
+  const BatchedConfig& c = g.M >= 128 && g.N >= 128 ? kBatchedLarge : kBatchedSmall;
+  const long long tiles =
+      static_cast<long long>((g.M + c.BM - 1) / c.BM) * ((g.N + c.BN - 1) / c.BN) * problems;
+  const int ranks = ranks_for(tiles, sms, g.K, c.BK);
+  return c.run(ranks, slice_of(g.K, ranks, c.BK), g, batch, problems, stream);
 }
 
 runtime::LaunchAnswer launch(const Gemm& g, cudaStream_t stream) {

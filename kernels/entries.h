@@ -14,6 +14,9 @@
 namespace sgemm {
 struct Gemm;
 }  // namespace sgemm
+namespace sgemm::runtime {
+struct Batch;  // runtime/batch.h
+}  // namespace sgemm::runtime
 
 // Rung 11 (kernels/11_every_shape.cu), for scripts/autotune and experiments/rung11: tile
 // `config` of its table with K cut into `slices`.
@@ -30,6 +33,11 @@ cudaError_t launch_config(int path, int slices, const Gemm& gemm, cudaStream_t s
 // On C's first limits[0] rows and limits[1] columns, read on the GPU when the kernels run: rung
 // 16 queues it before it knows which elements its certificate will reject (its slow path).
 cudaError_t launch_limited(const Gemm& gemm, const int* limits, cudaStream_t stream);
+// `problems` problems of `gemm`'s shape, problem 0's operands in `gemm`, the others as `batch`
+// says, in one launch of the fused kernel (the grid's z, at most runtime::kMaxGridZ), one slice
+// of K each. K >= 16 (rung 15's own limit); sm_90a. The batched library calls run it.
+cudaError_t launch_batched(const Gemm& gemm, const runtime::Batch& batch, int problems,
+                           cudaStream_t stream);
 }  // namespace sgemm::every_shape_3xtf32
 
 // Rung 16 (kernels/16_ozaki_int8.cu): the Ozaki scheme with `count` moduli instead of the
@@ -46,4 +54,7 @@ runtime::LaunchAnswer launch_half_bound_always(const Gemm& gemm, cudaStream_t st
 namespace sgemm::cluster_splitk {
 int config_count();
 cudaError_t launch_config(int config, int ranks, const Gemm& gemm, cudaStream_t stream);
+// A batch as every_shape_3xtf32::launch_batched's, in one launch of the FFMA kernel (any K).
+cudaError_t launch_batched(const Gemm& gemm, const runtime::Batch& batch, int problems,
+                           cudaStream_t stream);
 }  // namespace sgemm::cluster_splitk

@@ -23,7 +23,7 @@
 //   CUBLAS_STATUS_ALLOC_FAILED      the workspace cannot hold what the call needs
 //   CUBLAS_STATUS_EXECUTION_FAILED  a CUDA error (the error is not left pending)
 // The library's sentence for a failure, which cublasSgemm's signature has no room for, is
-// sgemm::last_why() below.
+// sgemm::last_why() below (for the batched forms below too).
 #pragma once
 
 #include <cublas_v2.h>
@@ -36,6 +36,23 @@ cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa,
                            cublasOperation_t transb, int m, int n, int k, const float* alpha,
                            const float* A, int lda, const float* B, int ldb, const float* beta,
                            float* C, int ldc);
+
+// The batched forms, with cuBLAS's signatures and the statuses above, on sgemm::
+// gemm_strided_batched and gemm_batched (sgemm.h): batchCount == 0 does nothing, batchCount < 0
+// is CUBLAS_STATUS_INVALID_VALUE, and so are C's problems overlapping (|strideC| below one C's
+// extent, (n - 1) * ldc + m, where batchCount > 1). The pointer arrays are device memory, read
+// by the kernels, never by the host.
+cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
+                                         cublasOperation_t transb, int m, int n, int k,
+                                         const float* alpha, const float* A, int lda,
+                                         long long int strideA, const float* B, int ldb,
+                                         long long int strideB, const float* beta, float* C,
+                                         int ldc, long long int strideC, int batchCount);
+cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa,
+                                  cublasOperation_t transb, int m, int n, int k, const float* alpha,
+                                  const float* const Aarray[], int lda, const float* const Barray[],
+                                  int ldb, const float* beta, float* const Carray[], int ldc,
+                                  int batchCount);
 
 // The sentence of the calling thread's last sgemm::cublasSgemm that did not succeed ("" after
 // one that did): what cuBLAS's status alone cannot say.

@@ -1,0 +1,413 @@
+// The batched forms (sgemm/sgemm.h: gemm_strided_batched, gemm_batched): `batch` problems of one
+// shape at the one call's accuracy, in as few launches as the shape allows.
+//
+// The rule, per call, on the problems as the rungs see them (row-major N, N: row_major.h), M x N
+// x K:
+//  1. alpha == 0: C = beta * C for every problem, one launch (A and B are not read).
+//  2. One GEMM in disguise (strided form): A's problems contiguous (strideA == M * lda, op N), B
+//     shared (strideB == 0), C's contiguous (strideC == M * ldc): the one call, once, on the
+//     stacked (batch * M) x N x K problem, which it runs as it would any one problem.
+//  3. Large problems (strided form): where one problem's 128 x 128 tiles fill the GPU (at least
+//     one per SM: 132 on an H100), the one call per problem, queued on the stream one after the
+//     other. A launch per problem then costs a few microseconds beside a product of >= 0.5 ms,
+//     and each problem gets the one call's full choice (rung 16's Ozaki path from ~2048^3).
+//  4. Otherwise one launch for the whole batch (per 65535 problems: the grid's z), the problem
+//     read from blockIdx.z (kernels/runtime/batch.h): rung 15's fused 3xTF32 wgmma kernel where
+//     K >= 16 (three TF32 products meet FP32's bound from there) and the problems fill at least
+//     half of its 128 x 128 tiles; else rung 17's FFMA kernel (K < 16, or small problems such as
+//     64 x 64, of whose 128 x 128 tile 3/4 would be waste). Operands that are transposed in
+//     row-major terms are first copied, transposed, into the workspace, for the whole batch in
+//     one launch (once for a shared operand), as gemm() does for one problem. Off Hopper (no
+//     sm_90a kernels): a plain batched FFMA kernel of this file.
+// The pointer-array form always takes 4 (its pointers live on the device, and the host never
+// reads them): each kernel reads A[i], B[i], C[i] itself.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <string>
+
+#include "arguments.h"          // check_problem
+#include "entries.h"            // the rungs' batched launches
+#include "launchers.h"          // Gemm
+#include "messages.h"           // say()
+#include "row_major.h"          // BLAS's general form as the rungs' own problem
+#include "runtime/batch.h"      // Batch
+#include "runtime/device.h"     // multiprocessors
+#include "runtime/workspace.h"  // the transposed copies
+
+namespace sgemm {
+namespace {
+
+using runtime::Batch;
+
+// ---- Helper kernels: each problem is blockIdx.z, its operands as select_problem finds them.
+
+__global__ void scale_c_batched(int M, int N, float beta, float* C, int ldc, Batch batch) {
+  const float* unusedA = nullptr;
+  const float* unusedB = nullptr;
+  runtime::select_problem(batch, unusedA, unusedB, C);
+  const long long count = static_cast<long long>(M) * N;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    float* c = C + (i / N) * ldc + i % N;
+    *c = beta == 0.f ? 0.f : beta * *c;  // beta == 0: C is not read
+  }
+}
+
+// out + z * outStride = (in of problem z)^T: `in` rows x cols (ld_in), from inArray[z] or in + z *
+// inStride; out cols x rows (ld_out). As library/transpose.cu, with the grid's z the problem.
+constexpr int kTile = 32, kRowsStep = 8;
+__global__ void transpose_batched(const float* in, const float* const* inArray, long long inStride,
+                                  int rows, int cols, int ld_in, float* out, long long outStride,
+                                  int ld_out) {
+  __shared__ float tile[kTile][kTile + 1];
+  const long long z = blockIdx.z;
+  in = inArray ? inArray[z] : in + z * inStride;
+  out += z * outStride;
+  const int col0 = blockIdx.x * kTile, row0 = blockIdx.y * kTile;
+  for (int dy = threadIdx.y; dy < kTile; dy += kRowsStep) {
+    const int row = row0 + dy, col = col0 + threadIdx.x;
+    if (row < rows && col < cols)
+      tile[dy][threadIdx.x] = in[static_cast<long long>(row) * ld_in + col];
+  }
+  __syncthreads();
+  for (int dy = threadIdx.y; dy < kTile; dy += kRowsStep) {
+    const int out_row = col0 + dy, out_col = row0 + threadIdx.x;
+    if (out_row < cols && out_col < rows)
+      out[static_cast<long long>(out_row) * ld_out + out_col] = tile[threadIdx.x][dy];
+  }
+}
+
+// Off Hopper: 64 x 64 tiles of C, 256 threads of 4 x 4 elements, K in steps of 16 through shared
+// memory, plain FP32 FFMA in k order (the componentwise bound as rung 5's sums). Any alignment
+// and leading dimension.
+constexpr int kPlainTile = 64, kPlainK = 16;
+__global__ void __launch_bounds__(256)
+    sgemm_plain_batched(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
+                        int ldb, float beta, float* C, int ldc, Batch batch) {
+  runtime::select_problem(batch, A, B, C);
+  __shared__ float As[kPlainK][kPlainTile + 1], Bs[kPlainK][kPlainTile];
+  const int row0 = blockIdx.y * kPlainTile, col0 = blockIdx.x * kPlainTile;
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  float acc[4][4] = {};
+  for (int k0 = 0; k0 < K; k0 += kPlainK) {
+    for (int e = threadIdx.x; e < kPlainTile * kPlainK; e += 256) {
+      const int r = e / kPlainK, k = e % kPlainK;  // A: a warp reads 2 rows x 16 k
+      As[k][r] =
+          row0 + r < M && k0 + k < K ? A[static_cast<long long>(row0 + r) * lda + k0 + k] : 0.f;
+      const int kb = e / kPlainTile, c = e % kPlainTile;  // B: a warp reads 32 columns
+      Bs[kb][c] =
+          k0 + kb < K && col0 + c < N ? B[static_cast<long long>(k0 + kb) * ldb + col0 + c] : 0.f;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < kPlainK; ++k)
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) acc[i][j] += As[k][ty + 16 * i] * Bs[k][tx + 16 * j];
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const int r = row0 + ty + 16 * i, c = col0 + tx + 16 * j;
+      if (r < M && c < N) {
+        float* p = C + static_cast<long long>(r) * ldc + c;
+        *p = beta == 0.f ? alpha * acc[i][j] : alpha * acc[i][j] + beta * *p;
+      }
+    }
+}
+
+// ---- The host side.
+
+Status fail(Status s, std::string text, std::string* why) {
+  if (why) *why = std::move(text);
+  return s;
+}
+
+Status cuda_failure(cudaError_t err, const char* what, std::string* why) {
+  cudaGetLastError();  // reported here, once
+  return fail(Status::cuda_error, std::string(what) + ": " + cudaGetErrorString(err), why);
+}
+
+// An operand of the batch in row-major terms: problem 0's pointer and a stride, or an array.
+struct Operand {
+  const float* p;
+  const float* const* array;
+  long long stride;
+};
+
+// The batch as the rungs take it, after row_major_view: the view's Gemm (problem 0's pointers,
+// or none for arrays), its ops, and each operand's batch.
+struct BatchView {
+  RowMajorView view;
+  Operand a, b;
+  float* c;
+  float* const* cArray;
+  long long strideC;
+};
+
+// What one launch of `n` problems from problem `first` gets: first's pointers, and a Batch.
+void slice_of_batch(const BatchView& v, long long first, Gemm* g, Batch* batch) {
+  *g = v.view.gemm;
+  *batch = Batch{};
+  if (v.a.array)
+    batch->A = v.a.array + first;
+  else
+    g->A = v.a.p + first * v.a.stride;
+  if (v.b.array)
+    batch->B = v.b.array + first;
+  else
+    g->B = v.b.p + first * v.b.stride;
+  if (v.cArray)
+    batch->C = v.cArray + first;
+  else
+    g->C = v.c + first * v.strideC;
+  batch->strideA = v.a.array ? 0 : v.a.stride;
+  batch->strideB = v.b.array ? 0 : v.b.stride;
+  batch->strideC = v.cArray ? 0 : v.strideC;
+}
+
+Status scale_batch(const BatchView& v, int batch, cudaStream_t stream, std::string* why) {
+  // C as it lies in memory: the view's M x N.
+  const Gemm& g = v.view.gemm;
+  const long long count = static_cast<long long>(g.M) * g.N;
+  const unsigned blocks = static_cast<unsigned>(std::min<long long>((count + 255) / 256, 1024));
+  for (long long first = 0; first < batch; first += runtime::kMaxGridZ) {
+    const int n = static_cast<int>(std::min<long long>(batch - first, runtime::kMaxGridZ));
+    Gemm s;
+    Batch b;
+    slice_of_batch(v, first, &s, &b);
+    scale_c_batched<<<dim3(blocks, 1, n), 256, 0, stream>>>(g.M, g.N, g.beta, s.C, g.ldc, b);
+    const cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) return cuda_failure(err, "C = beta * C failed", why);
+  }
+  return Status::ok;
+}
+
+// Which kernel takes the batch (rule 4 above).
+enum class Kernel { fused_3xtf32, ffma_cluster, plain };
+
+Kernel kernel_for(int M, int N, int K) {
+  const long long tiles = static_cast<long long>((M + 127) / 128) * ((N + 127) / 128);
+  const bool halfFull = 2LL * M * N >= tiles * 128 * 128;
+  return K >= 16 && halfFull ? Kernel::fused_3xtf32 : Kernel::ffma_cluster;
+}
+
+cudaError_t run_kernel(Kernel kernel, const Gemm& g, const Batch& b, int n, cudaStream_t stream) {
+  cudaError_t err = cudaErrorNoKernelImageForDevice;
+  if (kernel == Kernel::fused_3xtf32) err = every_shape_3xtf32::launch_batched(g, b, n, stream);
+  if (kernel == Kernel::ffma_cluster) err = cluster_splitk::launch_batched(g, b, n, stream);
+  if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction) {
+    cudaGetLastError();  // not a Hopper, or no sm_90a code in the build: the plain kernel
+    const dim3 grid((g.N + kPlainTile - 1) / kPlainTile, (g.M + kPlainTile - 1) / kPlainTile, n);
+    if (grid.y > 65535u) return cudaErrorInvalidConfiguration;
+    sgemm_plain_batched<<<grid, 256, 0, stream>>>(g.M, g.N, g.K, g.alpha, g.A, g.lda, g.B, g.ldb,
+                                                  g.beta, g.C, g.ldc, b);
+    err = cudaGetLastError();
+  }
+  return err;
+}
+
+// Rule 4: one launch per chunk of problems (the grid's z), transposed copies first where needed.
+Status run_batch(BatchView v, int batch, cudaStream_t stream, std::string* why) {
+  const Gemm& g = v.view.gemm;
+  const bool copyA = v.view.a == Op::T, copyB = v.view.b == Op::T;
+  // A shared operand (stride 0, no array) is copied once for every chunk.
+  const bool sharedA = !v.a.array && v.a.stride == 0, sharedB = !v.b.array && v.b.stride == 0;
+  const long long floatsA = copyA ? static_cast<long long>(g.M) * padded(g.K) : 0;
+  const long long floatsB = copyB ? static_cast<long long>(g.K) * padded(g.N) : 0;
+  const Kernel kernel = kernel_for(g.M, g.N, g.K);
+  int chunk = std::min(batch, runtime::kMaxGridZ);
+  for (long long first = 0; first < batch;) {
+    const int n = static_cast<int>(std::min<long long>(chunk, batch - first));
+    const long long perA = copyA ? (sharedA ? 0 : floatsA) : 0;
+    const long long perB = copyB ? (sharedB ? 0 : floatsB) : 0;
+    const long long total =
+        (copyA ? (sharedA ? floatsA : perA * n) : 0) + (copyB ? (sharedB ? floatsB : perB * n) : 0);
+    runtime::Workspace<float> copies(static_cast<size_t>(total), stream);
+    if (copies.error() == cudaErrorMemoryAllocation && n > 1) {
+      chunk = (n + 1) / 2;  // fewer problems a launch, until their copies fit
+      continue;
+    }
+    if (copies.error() != cudaSuccess) {
+      if (copies.error() != cudaErrorMemoryAllocation) cudaGetLastError();
+      return fail(
+          copies.error() == cudaErrorMemoryAllocation ? Status::no_workspace : Status::cuda_error,
+          say("the transposed copies of one problem's operands (%lld bytes) do not fit "
+              "the workspace (its limit: %lld bytes, sgemm::set_workspace_limit)",
+              total * static_cast<long long>(sizeof(float)),
+              static_cast<long long>(workspace_limit())),
+          why);
+    }
+    Gemm s;
+    Batch b;
+    slice_of_batch(v, first, &s, &b);
+    float* at = copies.get();
+    cudaError_t err = cudaSuccess;
+    auto transpose = [&](const float* in, const float* const* array, long long stride, int rows,
+                         int cols, int ld, int count, float* out, long long outStride) {
+      const dim3 grid((cols + kTile - 1) / kTile, (rows + kTile - 1) / kTile, count);
+      if (grid.y > 65535u) return cudaErrorInvalidConfiguration;
+      transpose_batched<<<grid, dim3(kTile, kRowsStep), 0, stream>>>(
+          in, array, stride, rows, cols, ld, out, outStride, padded(rows));
+      return cudaGetLastError();
+    };
+    if (copyA) {  // stored K x M: copied M x K
+      err = transpose(s.A, b.A, b.strideA, g.K, g.M, g.lda, sharedA ? 1 : n, at, perA);
+      s.A = at, s.lda = padded(g.K), b.A = nullptr, b.strideA = perA;
+      at += sharedA ? floatsA : perA * n;
+    }
+    if (err == cudaSuccess && copyB) {  // stored N x K: copied K x N
+      err = transpose(s.B, b.B, b.strideB, g.N, g.K, g.ldb, sharedB ? 1 : n, at, perB);
+      s.B = at, s.ldb = padded(g.N), b.B = nullptr, b.strideB = perB;
+    }
+    if (err != cudaSuccess) return cuda_failure(err, "transposing an operand failed", why);
+    err = run_kernel(kernel, s, b, n, stream);
+    if (err != cudaSuccess) return cuda_failure(err, "the batched kernel's launch failed", why);
+    first += n;
+  }
+  return Status::ok;
+}
+
+// The checks every batched call shares: the count, then the first problem as gemm() checks it.
+Status check_count(int batch, std::string* why) {
+  if (batch < 0)
+    return fail(Status::bad_size, say("batch = %lld: the number of problems must be >= 0", batch),
+                why);
+  return Status::ok;
+}
+
+// The view of the batch for the rungs: column-major swaps A and B, their arrays and strides.
+BatchView view_of(const Operation& operation, const Gemm& g, Operand a, Operand b, float* const* c,
+                  long long strideC) {
+  BatchView v{row_major_view(operation, g), a, b, g.C, c, strideC};
+  if (operation.layout == Layout::col_major) std::swap(v.a, v.b);
+  return v;
+}
+
+// Rule 2: the batch is one (batch * M) x N x K problem.
+bool stacked(const BatchView& v, int batch) {
+  const Gemm& g = v.view.gemm;
+  const long long rows = static_cast<long long>(batch) * g.M;
+  return v.view.a == Op::N && !v.a.array && !v.b.array && !v.cArray && batch > 1 &&
+         v.a.stride == static_cast<long long>(g.M) * g.lda && v.b.stride == 0 &&
+         v.strideC == static_cast<long long>(g.M) * g.ldc && rows <= kMaxDimension &&
+         (rows + 256) * std::max(g.lda, g.ldc) + 256 <= INT_MAX;
+}
+
+}  // namespace
+
+Status gemm_strided_batched(Layout layout, Op opA, Op opB, int M, int N, int K, float alpha,
+                            const float* A, int lda, long long strideA, const float* B, int ldb,
+                            long long strideB, float beta, float* C, int ldc, long long strideC,
+                            int batch, cudaStream_t stream, std::string* why) {
+  Status s = check_count(batch, why);
+  if (s != Status::ok || batch == 0) return s;
+  const Operation operation{layout, opA, opB};
+  const Gemm first{M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
+  s = check_problem(operation, first, stream, why);
+  if (s != Status::ok) return s;
+  if (batch > 1) {
+    // C's problems must not overlap: one C spans (lines - 1) * ldc + length elements.
+    const Extent c = stored_extent(layout, Op::N, M, N);
+    const long long span = static_cast<long long>(c.lines - 1) * ldc + c.length;
+    if (strideC > -span && strideC < span)
+      return fail(Status::bad_leading_dim,
+                  say("strideC = %lld is smaller than one C's extent, %lld elements: the "
+                      "problems' C would overlap",
+                      strideC, span) +
+                      " (|strideC| >= (" + (layout == Layout::row_major ? "M" : "N") +
+                      " - 1) * ldc + " + (layout == Layout::row_major ? "N" : "M") + ")",
+                  why);
+    const struct {
+      const char* name;
+      long long stride;
+    } strides[] = {{"strideA", strideA}, {"strideB", strideB}, {"strideC", strideC}};
+    for (const auto& t : strides)
+      if (t.stride > LLONG_MAX / batch || t.stride < -(LLONG_MAX / batch))
+        return fail(Status::too_large,
+                    std::string(t.name) +
+                        say(" = %lld times batch = %lld overflows an offset", t.stride, batch),
+                    why);
+    const long long last = batch - 1;
+    s = check_problem(operation,
+                      Gemm{M, N, K, alpha, A + last * strideA, lda, B + last * strideB, ldb, beta,
+                           C + last * strideC, ldc},
+                      stream, why);
+    if (s != Status::ok) {
+      if (why) *why = "the last problem (batch - 1): " + *why;
+      return s;
+    }
+  }
+  const BatchView v = view_of(operation, first, Operand{A, nullptr, strideA},
+                              Operand{B, nullptr, strideB}, nullptr, strideC);
+  if (alpha == 0.f) return scale_batch(v, batch, stream, why);  // rule 1
+  const Gemm& g = v.view.gemm;
+  if (stacked(v, batch)) {  // rule 2
+    Gemm all = g;
+    all.M = batch * g.M;
+    return launch(one_call_rung(), Operation{Layout::row_major, Op::N, v.view.b}, all, stream, why);
+  }
+  int sms = 0;
+  const cudaError_t err = runtime::multiprocessors(&sms);
+  if (err != cudaSuccess) return cuda_failure(err, "cannot count the GPU's multiprocessors", why);
+  const long long tiles = static_cast<long long>((g.M + 127) / 128) * ((g.N + 127) / 128);
+  if (tiles >= sms) {  // rule 3
+    for (long long i = 0; i < batch; ++i) {
+      s = launch(one_call_rung(), operation,
+                 Gemm{M, N, K, alpha, A + i * strideA, lda, B + i * strideB, ldb, beta,
+                      C + i * strideC, ldc},
+                 stream, why);
+      if (s != Status::ok) return s;
+    }
+    return Status::ok;
+  }
+  return run_batch(v, batch, stream, why);  // rule 4
+}
+
+Status gemm_batched(Layout layout, Op opA, Op opB, int M, int N, int K, float alpha,
+                    const float* const* A, int lda, const float* const* B, int ldb, float beta,
+                    float* const* C, int ldc, int batch, cudaStream_t stream, std::string* why) {
+  Status s = check_count(batch, why);
+  if (s != Status::ok || batch == 0) return s;
+  const Operation operation{layout, opA, opB};
+  // The arrays are checked as gemm() checks its matrices (the host reads none of their entries;
+  // a kernel does): device memory of this device, aligned.
+  const Gemm first{M,
+                   N,
+                   K,
+                   alpha,
+                   reinterpret_cast<const float*>(A),
+                   lda,
+                   reinterpret_cast<const float*>(B),
+                   ldb,
+                   beta,
+                   reinterpret_cast<float*>(const_cast<float**>(C)),
+                   ldc};
+  s = check_problem(operation, first, stream, why);
+  if (s != Status::ok) {  // "A is a null pointer": the array
+    if (why && s == Status::bad_pointer && why->size() > 2 && (*why)[1] == ' ' &&
+        std::string("ABC").find((*why)[0]) != std::string::npos)
+      *why = "the pointer array " + *why;
+    return s;
+  }
+  const struct {
+    const char* name;
+    const void* p;
+  } arrays[] = {{"A", A}, {"B", B}, {"C", C}};
+  for (const auto& a : arrays)
+    if (reinterpret_cast<std::uintptr_t>(a.p) % alignof(float*) != 0)
+      return fail(Status::bad_pointer,
+                  std::string("the pointer array ") + a.name + " is not 8-byte aligned", why);
+  const BatchView v =
+      view_of(operation, first, Operand{nullptr, A, 0}, Operand{nullptr, B, 0}, C, 0);
+  if (alpha == 0.f) return scale_batch(v, batch, stream, why);  // rule 1
+  return run_batch(v, batch, stream, why);                      // rule 4
+}
+
+}  // namespace sgemm
