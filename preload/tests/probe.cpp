@@ -1,6 +1,7 @@
 // A program written for cuBLAS: it links libcublas and nothing of the ladder, and is run with
 // and without LD_PRELOAD=libsgemm_preload.so by tests/test_preload_cpu.py and
 // tests/test_preload_gpu.py.
+//   probe devices     How many GPUs the CUDA runtime sees ("devices N").
 //   probe create      No GPU needed: cublasCreate's status, then calls with a null handle,
 //                     which the preload library forwards (its log says why) and cuBLAS answers.
 //   probe gpu DIR     Every entry point on odd shapes and all transposes, alpha and beta on the
@@ -402,10 +403,16 @@ int gpu_probe() {
 
 int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "create") == 0) return create_probe();
+  if (argc >= 2 && std::strcmp(argv[1], "devices") == 0) {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+    std::printf("devices %d\n", count);
+    return 0;
+  }
   if (argc >= 3 && std::strcmp(argv[1], "gpu") == 0) {
     out_dir = argv[2];
     return gpu_probe();
   }
-  std::fprintf(stderr, "usage: %s create | gpu DIR\n", argv[0]);
+  std::fprintf(stderr, "usage: %s devices | create | gpu DIR\n", argv[0]);
   return 2;
 }
