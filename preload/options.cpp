@@ -46,36 +46,60 @@ bool Once::first(const std::string& entry, const std::string& decision) {
 // functions need no CUDA header.
 std::string compute_type_name(int compute_type) {
   switch (compute_type) {
-    case 64: return "CUBLAS_COMPUTE_16F";
-    case 65: return "CUBLAS_COMPUTE_16F_PEDANTIC";
-    case 68: return "CUBLAS_COMPUTE_32F";
-    case 69: return "CUBLAS_COMPUTE_32F_PEDANTIC";
-    case 74: return "CUBLAS_COMPUTE_32F_FAST_16F";
-    case 75: return "CUBLAS_COMPUTE_32F_FAST_16BF";
-    case 77: return "CUBLAS_COMPUTE_32F_FAST_TF32";
-    case 78: return "CUBLAS_COMPUTE_32F_EMULATED_16BFX9";
-    case 70: return "CUBLAS_COMPUTE_64F";
-    case 71: return "CUBLAS_COMPUTE_64F_PEDANTIC";
-    case 79: return "CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT";
-    case 72: return "CUBLAS_COMPUTE_32I";
-    case 73: return "CUBLAS_COMPUTE_32I_PEDANTIC";
+    case 64:
+      return "CUBLAS_COMPUTE_16F";
+    case 65:
+      return "CUBLAS_COMPUTE_16F_PEDANTIC";
+    case 68:
+      return "CUBLAS_COMPUTE_32F";
+    case 69:
+      return "CUBLAS_COMPUTE_32F_PEDANTIC";
+    case 74:
+      return "CUBLAS_COMPUTE_32F_FAST_16F";
+    case 75:
+      return "CUBLAS_COMPUTE_32F_FAST_16BF";
+    case 77:
+      return "CUBLAS_COMPUTE_32F_FAST_TF32";
+    case 78:
+      return "CUBLAS_COMPUTE_32F_EMULATED_16BFX9";
+    case 70:
+      return "CUBLAS_COMPUTE_64F";
+    case 71:
+      return "CUBLAS_COMPUTE_64F_PEDANTIC";
+    case 79:
+      return "CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT";
+    case 72:
+      return "CUBLAS_COMPUTE_32I";
+    case 73:
+      return "CUBLAS_COMPUTE_32I_PEDANTIC";
   }
   return std::to_string(compute_type);
 }
 
 std::string data_type_name(int data_type) {
   switch (data_type) {
-    case 0: return "CUDA_R_32F";
-    case 1: return "CUDA_R_64F";
-    case 2: return "CUDA_R_16F";
-    case 3: return "CUDA_R_8I";
-    case 4: return "CUDA_C_32F";
-    case 5: return "CUDA_C_64F";
-    case 6: return "CUDA_C_16F";
-    case 10: return "CUDA_R_32I";
-    case 14: return "CUDA_R_16BF";
-    case 28: return "CUDA_R_8F_E4M3";
-    case 29: return "CUDA_R_8F_E5M2";
+    case 0:
+      return "CUDA_R_32F";
+    case 1:
+      return "CUDA_R_64F";
+    case 2:
+      return "CUDA_R_16F";
+    case 3:
+      return "CUDA_R_8I";
+    case 4:
+      return "CUDA_C_32F";
+    case 5:
+      return "CUDA_C_64F";
+    case 6:
+      return "CUDA_C_16F";
+    case 10:
+      return "CUDA_R_32I";
+    case 14:
+      return "CUDA_R_16BF";
+    case 28:
+      return "CUDA_R_8F_E4M3";
+    case 29:
+      return "CUDA_R_8F_E5M2";
   }
   return std::to_string(data_type);
 }
@@ -83,13 +107,26 @@ std::string data_type_name(int data_type) {
 std::string math_mode_name(int math_mode) {
   std::string name;
   switch (math_mode & 0xf) {
-    case 0: name = "CUBLAS_DEFAULT_MATH"; break;
-    case 1: name = "CUBLAS_TENSOR_OP_MATH"; break;
-    case 2: name = "CUBLAS_PEDANTIC_MATH"; break;
-    case 3: name = "CUBLAS_TF32_TENSOR_OP_MATH"; break;
-    case 4: name = "CUBLAS_FP32_EMULATED_BF16X9_MATH"; break;
-    case 8: name = "CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH"; break;
-    default: name = std::to_string(math_mode & 0xf);
+    case 0:
+      name = "CUBLAS_DEFAULT_MATH";
+      break;
+    case 1:
+      name = "CUBLAS_TENSOR_OP_MATH";
+      break;
+    case 2:
+      name = "CUBLAS_PEDANTIC_MATH";
+      break;
+    case 3:
+      name = "CUBLAS_TF32_TENSOR_OP_MATH";
+      break;
+    case 4:
+      name = "CUBLAS_FP32_EMULATED_BF16X9_MATH";
+      break;
+    case 8:
+      name = "CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH";
+      break;
+    default:
+      name = std::to_string(math_mode & 0xf);
   }
   if (math_mode & 16) name += " | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION";
   return name;

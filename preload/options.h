@@ -33,7 +33,7 @@ class Once {
 // cuBLAS's names for its enum values, or the number ("compute type 99").
 std::string compute_type_name(int compute_type);  // "CUBLAS_COMPUTE_32F_FAST_TF32"
 std::string data_type_name(int data_type);        // "CUDA_R_16F"
-std::string math_mode_name(int math_mode);       // "CUBLAS_TF32_TENSOR_OP_MATH"
+std::string math_mode_name(int math_mode);        // "CUBLAS_TF32_TENSOR_OP_MATH"
 
 // Whether a math mode lets the library answer: its low bits (the mode; the flag
 // CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION above them concerns mixed-precision outputs

@@ -59,10 +59,10 @@ void* find_real(const char* name) {
 
 // The real cuBLAS's function `name`, of type `type`, looked up once (a function-local static:
 // thread-safe).
-#define SGEMM_REAL_AS(name, type)                                                 \
-  ([] {                                                                           \
+#define SGEMM_REAL_AS(name, type)                                                     \
+  ([] {                                                                               \
     static const auto f = reinterpret_cast<type>(::sgemm::preload::find_real(#name)); \
-    return f;                                                                     \
+    return f;                                                                         \
   }())
 #define SGEMM_REAL(name) SGEMM_REAL_AS(name, decltype(&::name))
 
@@ -101,7 +101,7 @@ struct Call {
   float* C;
   long long ldc, stride_c;
   long long batch;
-  bool batched;                // a batched entry point
+  bool batched;                 // a batched entry point
   const float* const* a_array;  // the pointer-array forms: A, B, C are null
   const float* const* b_array;
   float* const* c_array;
@@ -120,12 +120,11 @@ Status run(const Call& c, Op opA, Op opB, float alpha, float beta, float* C, lon
   const int lda = static_cast<int>(c.lda), ldb = static_cast<int>(c.ldb);
   const int ldc32 = static_cast<int>(ldc), batch = static_cast<int>(c.batch);
   if (c.a_array)
-    return gemm_batched(Layout::col_major, opA, opB, m, n, k, alpha, c.a_array, lda, c.b_array,
-                        ldb, beta, c_array, ldc32, batch, stream, why);
+    return gemm_batched(Layout::col_major, opA, opB, m, n, k, alpha, c.a_array, lda, c.b_array, ldb,
+                        beta, c_array, ldc32, batch, stream, why);
   if (c.batched)
     return gemm_strided_batched(Layout::col_major, opA, opB, m, n, k, alpha, c.A, lda, c.stride_a,
-                                c.B, ldb, c.stride_b, beta, C, ldc32, stride_c, batch, stream,
-                                why);
+                                c.B, ldb, c.stride_b, beta, C, ldc32, stride_c, batch, stream, why);
   return gemm(Layout::col_major, opA, opB, m, n, k, alpha, c.A, lda, c.B, ldb, beta, C, ldc32,
               stream, why);
 }
@@ -153,9 +152,9 @@ Status run_device_scalars(const Call& c, Op opA, Op opB, cudaStream_t stream, st
   }
   const Status s = run(c, opA, opB, 1.f, 0.f, w.get(), c.m, mn, pointers.get(), stream, why);
   if (s != Status::ok) return s;
-  const cudaError_t err = launch_apply_scalars(static_cast<int>(c.m), static_cast<int>(c.n), batch,
-                                               c.alpha, c.beta, w.get(), c.C, c.ldc, c.stride_c,
-                                               c.c_array, stream);
+  const cudaError_t err =
+      launch_apply_scalars(static_cast<int>(c.m), static_cast<int>(c.n), batch, c.alpha, c.beta,
+                           w.get(), c.C, c.ldc, c.stride_c, c.c_array, stream);
   if (err != cudaSuccess) {
     *why = std::string("alpha and beta on the device: ") + cudaGetErrorString(err);
     return Status::cuda_error;
@@ -223,8 +222,8 @@ Call single(const char* entry, cublasHandle_t handle, cublasOperation_t transa,
             cublasOperation_t transb, long long m, long long n, long long k, const float* alpha,
             const float* A, long long lda, const float* B, long long ldb, const float* beta,
             float* C, long long ldc) {
-  return Call{entry, handle, transa, transb, m,   n,     k, alpha, A,       lda,    0,      B,
-              ldb,   0,      beta,   C,      ldc, 0,     1, false, nullptr, nullptr, nullptr};
+  return Call{entry, handle, transa, transb, m,   n, k, alpha, A,       lda,     0,      B,
+              ldb,   0,      beta,   C,      ldc, 0, 1, false, nullptr, nullptr, nullptr};
 }
 
 Call strided(const char* entry, cublasHandle_t handle, cublasOperation_t transa,
@@ -232,17 +231,17 @@ Call strided(const char* entry, cublasHandle_t handle, cublasOperation_t transa,
              const float* A, long long lda, long long stride_a, const float* B, long long ldb,
              long long stride_b, const float* beta, float* C, long long ldc, long long stride_c,
              long long batch) {
-  return Call{entry, handle,   transa, transb, m,   n,        k,     alpha, A,       lda,
-              stride_a, B,     ldb,    stride_b, beta, C,     ldc,   stride_c, batch, true,
-              nullptr,  nullptr, nullptr};
+  return Call{entry, handle,   transa,   transb, m,       n,        k,      alpha,
+              A,     lda,      stride_a, B,      ldb,     stride_b, beta,   C,
+              ldc,   stride_c, batch,    true,   nullptr, nullptr,  nullptr};
 }
 
 Call arrays(const char* entry, cublasHandle_t handle, cublasOperation_t transa,
             cublasOperation_t transb, long long m, long long n, long long k, const float* alpha,
             const float* const* A, long long lda, const float* const* B, long long ldb,
             const float* beta, float* const* C, long long ldc, long long batch) {
-  return Call{entry, handle, transa, transb, m,   n,     k,    alpha, nullptr, lda, 0, nullptr,
-              ldb,   0,      beta,   nullptr, ldc, 0,    batch, true, A,       B,   C};
+  return Call{entry, handle, transa, transb,  m,   n, k,     alpha, nullptr, lda, 0, nullptr,
+              ldb,   0,      beta,   nullptr, ldc, 0, batch, true,  A,       B,   C};
 }
 
 // The Ex forms: FP32 data and FP32 arithmetic only (options.h: compute_type_takes), whatever
@@ -290,10 +289,12 @@ using GemmEx = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOpera
                                   int, const void*, const void*, cudaDataType, int, const void*,
                                   cudaDataType, int, const void*, void*, cudaDataType, int,
                                   cublasComputeType_t, cublasGemmAlgo_t);
-using GemmStridedBatchedEx = cublasStatus_t (*)(
-    cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*, const void*,
-    cudaDataType, int, long long, const void*, cudaDataType, int, long long, const void*, void*,
-    cudaDataType, int, long long, int, cublasComputeType_t, cublasGemmAlgo_t);
+using GemmStridedBatchedEx = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t,
+                                                cublasOperation_t, int, int, int, const void*,
+                                                const void*, cudaDataType, int, long long,
+                                                const void*, cudaDataType, int, long long,
+                                                const void*, void*, cudaDataType, int, long long,
+                                                int, cublasComputeType_t, cublasGemmAlgo_t);
 using GemmBatchedEx = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int,
                                          int, int, const void*, const void* const*, cudaDataType,
                                          int, const void* const*, cudaDataType, int, const void*,
@@ -308,8 +309,8 @@ SGEMM_EXPORT cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperatio
                                            const float* B, int ldb, const float* beta, float* C,
                                            int ldc) {
   cublasStatus_t status;
-  if (take(single("cublasSgemm_v2", handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
-                  C, ldc),
+  if (take(single("cublasSgemm_v2", handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                  ldc),
            &status))
     return status;
   SGEMM_FORWARD(cublasSgemm_v2, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
@@ -322,12 +323,12 @@ SGEMM_EXPORT cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasOpera
                                               int64_t lda, const float* B, int64_t ldb,
                                               const float* beta, float* C, int64_t ldc) {
   cublasStatus_t status;
-  if (take(single("cublasSgemm_v2_64", handle, transa, transb, m, n, k, alpha, A, lda, B, ldb,
-                  beta, C, ldc),
+  if (take(single("cublasSgemm_v2_64", handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
+                  C, ldc),
            &status))
     return status;
-  SGEMM_FORWARD(cublasSgemm_v2_64, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
-                C, ldc);
+  SGEMM_FORWARD(cublasSgemm_v2_64, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                ldc);
 }
 
 // ---- cublasSgemmEx: FP32 arithmetic; taken where A, B and C are FP32.
@@ -336,16 +337,15 @@ SGEMM_EXPORT cublasStatus_t cublasSgemmEx(cublasHandle_t handle, cublasOperation
                                           cublasOperation_t transb, int m, int n, int k,
                                           const float* alpha, const void* A, cudaDataType Atype,
                                           int lda, const void* B, cudaDataType Btype, int ldb,
-                                          const float* beta, void* C, cudaDataType Ctype,
-                                          int ldc) {
+                                          const float* beta, void* C, cudaDataType Ctype, int ldc) {
   cublasStatus_t status;
   if (take_ex(single("cublasSgemmEx", handle, transa, transb, m, n, k, alpha,
                      static_cast<const float*>(A), lda, static_cast<const float*>(B), ldb, beta,
                      static_cast<float*>(C), ldc),
               ex_reason(Atype, Btype, Ctype, -1), &status))
     return status;
-  SGEMM_FORWARD(cublasSgemmEx, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype,
-                ldb, beta, C, Ctype, ldc);
+  SGEMM_FORWARD(cublasSgemmEx, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb,
+                beta, C, Ctype, ldc);
 }
 
 SGEMM_EXPORT cublasStatus_t cublasSgemmEx_64(cublasHandle_t handle, cublasOperation_t transa,
@@ -373,24 +373,21 @@ SGEMM_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_
                                          const void* beta, void* C, cudaDataType Ctype, int ldc,
                                          cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   cublasStatus_t status;
-  if (take_ex(single("cublasGemmEx", handle, transa, transb, m, n, k,
-                     static_cast<const float*>(alpha), static_cast<const float*>(A), lda,
-                     static_cast<const float*>(B), ldb, static_cast<const float*>(beta),
-                     static_cast<float*>(C), ldc),
-              ex_reason(Atype, Btype, Ctype, computeType), &status))
+  if (take_ex(
+          single("cublasGemmEx", handle, transa, transb, m, n, k, static_cast<const float*>(alpha),
+                 static_cast<const float*>(A), lda, static_cast<const float*>(B), ldb,
+                 static_cast<const float*>(beta), static_cast<float*>(C), ldc),
+          ex_reason(Atype, Btype, Ctype, computeType), &status))
     return status;
-  SGEMM_FORWARD_AS(cublasGemmEx, GemmEx, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb,
-                beta, C, Ctype, ldc, computeType, algo);
+  SGEMM_FORWARD_AS(cublasGemmEx, GemmEx, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B,
+                   Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
 }
 
-SGEMM_EXPORT cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa,
-                                            cublasOperation_t transb, int64_t m, int64_t n,
-                                            int64_t k, const void* alpha, const void* A,
-                                            cudaDataType Atype, int64_t lda, const void* B,
-                                            cudaDataType Btype, int64_t ldb, const void* beta,
-                                            void* C, cudaDataType Ctype, int64_t ldc,
-                                            cublasComputeType_t computeType,
-                                            cublasGemmAlgo_t algo) {
+SGEMM_EXPORT cublasStatus_t cublasGemmEx_64(
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n,
+    int64_t k, const void* alpha, const void* A, cudaDataType Atype, int64_t lda, const void* B,
+    cudaDataType Btype, int64_t ldb, const void* beta, void* C, cudaDataType Ctype, int64_t ldc,
+    cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   cublasStatus_t status;
   if (take_ex(single("cublasGemmEx_64", handle, transa, transb, m, n, k,
                      static_cast<const float*>(alpha), static_cast<const float*>(A), lda,
@@ -419,8 +416,8 @@ SGEMM_EXPORT cublasStatus_t cublasSgemmStridedBatched(
 }
 
 SGEMM_EXPORT cublasStatus_t cublasSgemmStridedBatched_64(
-    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m,
-    int64_t n, int64_t k, const float* alpha, const float* A, int64_t lda, long long int strideA,
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n,
+    int64_t k, const float* alpha, const float* A, int64_t lda, long long int strideA,
     const float* B, int64_t ldb, long long int strideB, const float* beta, float* C, int64_t ldc,
     long long int strideC, int64_t batchCount) {
   cublasStatus_t status;
@@ -445,14 +442,14 @@ SGEMM_EXPORT cublasStatus_t cublasGemmStridedBatchedEx(
                       static_cast<float*>(C), ldc, strideC, batchCount),
               ex_reason(Atype, Btype, Ctype, computeType), &status))
     return status;
-  SGEMM_FORWARD_AS(cublasGemmStridedBatchedEx, GemmStridedBatchedEx, handle, transa, transb, m, n, k, alpha, A, Atype, lda,
-                strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount,
-                computeType, algo);
+  SGEMM_FORWARD_AS(cublasGemmStridedBatchedEx, GemmStridedBatchedEx, handle, transa, transb, m, n,
+                   k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc,
+                   strideC, batchCount, computeType, algo);
 }
 
 SGEMM_EXPORT cublasStatus_t cublasGemmStridedBatchedEx_64(
-    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m,
-    int64_t n, int64_t k, const void* alpha, const void* A, cudaDataType Atype, int64_t lda,
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n,
+    int64_t k, const void* alpha, const void* A, cudaDataType Atype, int64_t lda,
     long long int strideA, const void* B, cudaDataType Btype, int64_t ldb, long long int strideB,
     const void* beta, void* C, cudaDataType Ctype, int64_t ldc, long long int strideC,
     int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
@@ -477,19 +474,21 @@ SGEMM_EXPORT cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOper
                                                const float* beta, float* const Carray[], int ldc,
                                                int batchCount) {
   cublasStatus_t status;
-  if (take(arrays("cublasSgemmBatched", handle, transa, transb, m, n, k, alpha, Aarray, lda,
-                  Barray, ldb, beta, Carray, ldc, batchCount),
+  if (take(arrays("cublasSgemmBatched", handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray,
+                  ldb, beta, Carray, ldc, batchCount),
            &status))
     return status;
   SGEMM_FORWARD(cublasSgemmBatched, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray,
                 ldb, beta, Carray, ldc, batchCount);
 }
 
-SGEMM_EXPORT cublasStatus_t cublasSgemmBatched_64(
-    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m,
-    int64_t n, int64_t k, const float* alpha, const float* const Aarray[], int64_t lda,
-    const float* const Barray[], int64_t ldb, const float* beta, float* const Carray[],
-    int64_t ldc, int64_t batchCount) {
+SGEMM_EXPORT cublasStatus_t cublasSgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa,
+                                                  cublasOperation_t transb, int64_t m, int64_t n,
+                                                  int64_t k, const float* alpha,
+                                                  const float* const Aarray[], int64_t lda,
+                                                  const float* const Barray[], int64_t ldb,
+                                                  const float* beta, float* const Carray[],
+                                                  int64_t ldc, int64_t batchCount) {
   cublasStatus_t status;
   if (take(arrays("cublasSgemmBatched_64", handle, transa, transb, m, n, k, alpha, Aarray, lda,
                   Barray, ldb, beta, Carray, ldc, batchCount),
@@ -499,39 +498,40 @@ SGEMM_EXPORT cublasStatus_t cublasSgemmBatched_64(
                 ldb, beta, Carray, ldc, batchCount);
 }
 
-SGEMM_EXPORT cublasStatus_t cublasGemmBatchedEx(
-    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
-    const void* alpha, const void* const Aarray[], cudaDataType Atype, int lda,
-    const void* const Barray[], cudaDataType Btype, int ldb, const void* beta,
-    void* const Carray[], cudaDataType Ctype, int ldc, int batchCount,
-    cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
+SGEMM_EXPORT cublasStatus_t
+cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                    int m, int n, int k, const void* alpha, const void* const Aarray[],
+                    cudaDataType Atype, int lda, const void* const Barray[], cudaDataType Btype,
+                    int ldb, const void* beta, void* const Carray[], cudaDataType Ctype, int ldc,
+                    int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   cublasStatus_t status;
-  if (take_ex(arrays("cublasGemmBatchedEx", handle, transa, transb, m, n, k,
-                     static_cast<const float*>(alpha),
-                     reinterpret_cast<const float* const*>(Aarray), lda,
-                     reinterpret_cast<const float* const*>(Barray), ldb,
-                     static_cast<const float*>(beta), reinterpret_cast<float* const*>(Carray), ldc,
-                     batchCount),
-              ex_reason(Atype, Btype, Ctype, computeType), &status))
+  if (take_ex(
+          arrays("cublasGemmBatchedEx", handle, transa, transb, m, n, k,
+                 static_cast<const float*>(alpha), reinterpret_cast<const float* const*>(Aarray),
+                 lda, reinterpret_cast<const float* const*>(Barray), ldb,
+                 static_cast<const float*>(beta), reinterpret_cast<float* const*>(Carray), ldc,
+                 batchCount),
+          ex_reason(Atype, Btype, Ctype, computeType), &status))
     return status;
-  SGEMM_FORWARD_AS(cublasGemmBatchedEx, GemmBatchedEx, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda,
-                Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
+  SGEMM_FORWARD_AS(cublasGemmBatchedEx, GemmBatchedEx, handle, transa, transb, m, n, k, alpha,
+                   Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount,
+                   computeType, algo);
 }
 
 SGEMM_EXPORT cublasStatus_t cublasGemmBatchedEx_64(
-    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m,
-    int64_t n, int64_t k, const void* alpha, const void* const Aarray[], cudaDataType Atype,
-    int64_t lda, const void* const Barray[], cudaDataType Btype, int64_t ldb, const void* beta,
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n,
+    int64_t k, const void* alpha, const void* const Aarray[], cudaDataType Atype, int64_t lda,
+    const void* const Barray[], cudaDataType Btype, int64_t ldb, const void* beta,
     void* const Carray[], cudaDataType Ctype, int64_t ldc, int64_t batchCount,
     cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   cublasStatus_t status;
-  if (take_ex(arrays("cublasGemmBatchedEx_64", handle, transa, transb, m, n, k,
-                     static_cast<const float*>(alpha),
-                     reinterpret_cast<const float* const*>(Aarray), lda,
-                     reinterpret_cast<const float* const*>(Barray), ldb,
-                     static_cast<const float*>(beta), reinterpret_cast<float* const*>(Carray), ldc,
-                     batchCount),
-              ex_reason(Atype, Btype, Ctype, computeType), &status))
+  if (take_ex(
+          arrays("cublasGemmBatchedEx_64", handle, transa, transb, m, n, k,
+                 static_cast<const float*>(alpha), reinterpret_cast<const float* const*>(Aarray),
+                 lda, reinterpret_cast<const float* const*>(Barray), ldb,
+                 static_cast<const float*>(beta), reinterpret_cast<float* const*>(Carray), ldc,
+                 batchCount),
+          ex_reason(Atype, Btype, Ctype, computeType), &status))
     return status;
   SGEMM_FORWARD(cublasGemmBatchedEx_64, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda,
                 Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);

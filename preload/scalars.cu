@@ -36,7 +36,7 @@ cudaError_t launch_apply_scalars(int m, int n, int batch, const float* alpha, co
                                  float* const* c_array, cudaStream_t stream) {
   const long long count = static_cast<long long>(m) * n * batch;
   apply_scalars<<<blocks_for(count), 256, 0, stream>>>(m, n, count, alpha, beta, W, C, ldc,
-                                                        stride_c, c_array);
+                                                       stride_c, c_array);
   return cudaGetLastError();
 }
 

@@ -1,8 +1,8 @@
 // The preload library's switches and log lines (options.h), on the host: no GPU, no cuBLAS.
+#include "options.h"
+
 #include <cstdio>
 #include <string>
-
-#include "options.h"
 
 namespace {
 
@@ -59,8 +59,8 @@ int main() {
   // flag); CUBLAS_COMPUTE_32F and CUBLAS_COMPUTE_32F_PEDANTIC.
   expect(math_mode_takes(0) && math_mode_takes(2) && math_mode_takes(16) && math_mode_takes(18),
          "default and pedantic math are taken");
-  expect(!math_mode_takes(1) && !math_mode_takes(3) && !math_mode_takes(4) &&
-             !math_mode_takes(8) && !math_mode_takes(19) && !math_mode_takes(32),
+  expect(!math_mode_takes(1) && !math_mode_takes(3) && !math_mode_takes(4) && !math_mode_takes(8) &&
+             !math_mode_takes(19) && !math_mode_takes(32),
          "tensor-op, TF32, BF16x9, FP64-emulation and unknown math modes are forwarded");
   expect(compute_type_takes(68) && compute_type_takes(69), "COMPUTE_32F(_PEDANTIC) is taken");
   expect(!compute_type_takes(74) && !compute_type_takes(75) && !compute_type_takes(77) &&

@@ -35,11 +35,10 @@ int create_probe() {
               static_cast<int>(cublasSgemm_v2(nullptr, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one,
                                               none, 2, none, 2, &zero, none, 2)));
   // A reduced-precision compute type: forwarded before the handle is looked at.
-  std::printf("cublasGemmEx %d\n",
-              static_cast<int>(cublasGemmEx(nullptr, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, none,
-                                            CUDA_R_32F, 2, none, CUDA_R_32F, 2, &zero, none,
-                                            CUDA_R_32F, 2, CUBLAS_COMPUTE_32F_FAST_TF32,
-                                            CUBLAS_GEMM_DEFAULT)));
+  std::printf("cublasGemmEx %d\n", static_cast<int>(cublasGemmEx(
+                                       nullptr, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, none,
+                                       CUDA_R_32F, 2, none, CUDA_R_32F, 2, &zero, none, CUDA_R_32F,
+                                       2, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT)));
   return 0;
 }
 
@@ -141,10 +140,10 @@ void finish(const char* name, cublasStatus_t status, const Data& d, bool check) 
         double sum = 0, bound = 0;
         if (p.alpha != 0.f)
           for (int l = 0; l < p.k; ++l) {
-            const size_t ai = i * p.stride_a() + (p.ta == CUBLAS_OP_N ? row + l * p.lda()
-                                                                      : l + row * p.lda());
-            const size_t bi = i * p.stride_b() + (p.tb == CUBLAS_OP_N ? l + col * p.ldb()
-                                                                      : col + l * p.ldb());
+            const size_t ai =
+                i * p.stride_a() + (p.ta == CUBLAS_OP_N ? row + l * p.lda() : l + row * p.lda());
+            const size_t bi =
+                i * p.stride_b() + (p.tb == CUBLAS_OP_N ? l + col * p.ldb() : col + l * p.ldb());
             sum += static_cast<double>(d.a[ai]) * d.b[bi];
             bound += std::fabs(static_cast<double>(d.a[ai]) * d.b[bi]);
           }
@@ -164,7 +163,10 @@ void finish(const char* name, cublasStatus_t status, const Data& d, bool check) 
   const bool ok = why.empty();
   if (!ok && check) ++failures;
   std::printf("case %s status %d %s%s\n", name, static_cast<int>(status),
-              !check ? "dump" : ok ? "ok" : "FAIL ", ok ? "" : why.c_str());
+              !check ? "dump"
+              : ok   ? "ok"
+                     : "FAIL ",
+              ok ? "" : why.c_str());
   if (check && ok) std::printf("  error / bound %.3g\n", worst);
 }
 
@@ -186,13 +188,13 @@ void sgemm_case(const char* name, Problem p, bool device_scalars = false, bool w
   DeviceScalars s(p.alpha, p.beta);
   const float* alpha = device_scalars ? s.p : &p.alpha;
   const float* beta = device_scalars ? s.p + 1 : &p.beta;
-  cublasSetPointerMode_v2(handle, device_scalars ? CUBLAS_POINTER_MODE_DEVICE
-                                                 : CUBLAS_POINTER_MODE_HOST);
+  cublasSetPointerMode_v2(handle,
+                          device_scalars ? CUBLAS_POINTER_MODE_DEVICE : CUBLAS_POINTER_MODE_HOST);
   const cublasStatus_t status =
       wide ? cublasSgemm_v2_64(handle, p.ta, p.tb, p.m, p.n, p.k, alpha, d.da, p.lda(), d.db,
                                p.ldb(), beta, d.dc, p.ldc())
-           : cublasSgemm_v2(handle, p.ta, p.tb, p.m, p.n, p.k, alpha, d.da, p.lda(), d.db,
-                            p.ldb(), beta, d.dc, p.ldc());
+           : cublasSgemm_v2(handle, p.ta, p.tb, p.m, p.n, p.k, alpha, d.da, p.lda(), d.db, p.ldb(),
+                            beta, d.dc, p.ldc());
   cublasSetPointerMode_v2(handle, CUBLAS_POINTER_MODE_HOST);
   finish(name, status, d, true);
   release(d);
@@ -202,9 +204,9 @@ void gemm_ex_case(const char* name, Problem p, cublasComputeType_t compute, bool
                   bool wide = false) {
   Data d = make(p, 2);
   const cublasStatus_t status =
-      wide ? cublasGemmEx_64(handle, p.ta, p.tb, p.m, p.n, p.k, &p.alpha, d.da, CUDA_R_32F,
-                             p.lda(), d.db, CUDA_R_32F, p.ldb(), &p.beta, d.dc, CUDA_R_32F,
-                             p.ldc(), compute, CUBLAS_GEMM_DEFAULT_TENSOR_OP)
+      wide ? cublasGemmEx_64(handle, p.ta, p.tb, p.m, p.n, p.k, &p.alpha, d.da, CUDA_R_32F, p.lda(),
+                             d.db, CUDA_R_32F, p.ldb(), &p.beta, d.dc, CUDA_R_32F, p.ldc(), compute,
+                             CUBLAS_GEMM_DEFAULT_TENSOR_OP)
            : cublasGemmEx(handle, p.ta, p.tb, p.m, p.n, p.k, &p.alpha, d.da, CUDA_R_32F, p.lda(),
                           d.db, CUDA_R_32F, p.ldb(), &p.beta, d.dc, CUDA_R_32F, p.ldc(), compute,
                           CUBLAS_GEMM_DEFAULT);
@@ -215,11 +217,11 @@ void gemm_ex_case(const char* name, Problem p, cublasComputeType_t compute, bool
 void sgemm_ex_case(const char* name, Problem p, bool wide) {
   Data d = make(p, 3);
   const cublasStatus_t status =
-      wide ? cublasSgemmEx_64(handle, p.ta, p.tb, p.m, p.n, p.k, &p.alpha, d.da, CUDA_R_32F,
-                              p.lda(), d.db, CUDA_R_32F, p.ldb(), &p.beta, d.dc, CUDA_R_32F,
-                              p.ldc())
-           : cublasSgemmEx(handle, p.ta, p.tb, p.m, p.n, p.k, &p.alpha, d.da, CUDA_R_32F, p.lda(),
-                           d.db, CUDA_R_32F, p.ldb(), &p.beta, d.dc, CUDA_R_32F, p.ldc());
+      wide
+          ? cublasSgemmEx_64(handle, p.ta, p.tb, p.m, p.n, p.k, &p.alpha, d.da, CUDA_R_32F, p.lda(),
+                             d.db, CUDA_R_32F, p.ldb(), &p.beta, d.dc, CUDA_R_32F, p.ldc())
+          : cublasSgemmEx(handle, p.ta, p.tb, p.m, p.n, p.k, &p.alpha, d.da, CUDA_R_32F, p.lda(),
+                          d.db, CUDA_R_32F, p.ldb(), &p.beta, d.dc, CUDA_R_32F, p.ldc());
   finish(name, status, d, true);
   release(d);
 }
@@ -251,8 +253,8 @@ void strided_case(const char* name, Problem p, Form form, bool device_scalars = 
   if (share_a)  // every problem reads A_0: the reference too
     for (int i = 1; i < p.batch; ++i)
       std::memcpy(&d.a[i * p.stride_a()], d.a.data(), p.stride_a() * sizeof(float));
-  cublasSetPointerMode_v2(handle, device_scalars ? CUBLAS_POINTER_MODE_DEVICE
-                                                 : CUBLAS_POINTER_MODE_HOST);
+  cublasSetPointerMode_v2(handle,
+                          device_scalars ? CUBLAS_POINTER_MODE_DEVICE : CUBLAS_POINTER_MODE_HOST);
   cublasStatus_t status = CUBLAS_STATUS_INTERNAL_ERROR;
   switch (form) {
     case Form::sgemm:
@@ -261,21 +263,21 @@ void strided_case(const char* name, Problem p, Form form, bool device_scalars = 
                                          p.stride_c(), p.batch);
       break;
     case Form::sgemm64:
-      status = cublasSgemmStridedBatched_64(handle, p.ta, p.tb, p.m, p.n, p.k, alpha, d.da,
-                                            p.lda(), sa, d.db, p.ldb(), p.stride_b(), beta, d.dc,
-                                            p.ldc(), p.stride_c(), p.batch);
+      status = cublasSgemmStridedBatched_64(handle, p.ta, p.tb, p.m, p.n, p.k, alpha, d.da, p.lda(),
+                                            sa, d.db, p.ldb(), p.stride_b(), beta, d.dc, p.ldc(),
+                                            p.stride_c(), p.batch);
       break;
     case Form::ex:
       status = cublasGemmStridedBatchedEx(
-          handle, p.ta, p.tb, p.m, p.n, p.k, alpha, d.da, CUDA_R_32F, p.lda(), sa, d.db,
-          CUDA_R_32F, p.ldb(), p.stride_b(), beta, d.dc, CUDA_R_32F, p.ldc(), p.stride_c(),
-          p.batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+          handle, p.ta, p.tb, p.m, p.n, p.k, alpha, d.da, CUDA_R_32F, p.lda(), sa, d.db, CUDA_R_32F,
+          p.ldb(), p.stride_b(), beta, d.dc, CUDA_R_32F, p.ldc(), p.stride_c(), p.batch,
+          CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
       break;
     case Form::ex64:
       status = cublasGemmStridedBatchedEx_64(
-          handle, p.ta, p.tb, p.m, p.n, p.k, alpha, d.da, CUDA_R_32F, p.lda(), sa, d.db,
-          CUDA_R_32F, p.ldb(), p.stride_b(), beta, d.dc, CUDA_R_32F, p.ldc(), p.stride_c(),
-          p.batch, CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_GEMM_DEFAULT);
+          handle, p.ta, p.tb, p.m, p.n, p.k, alpha, d.da, CUDA_R_32F, p.lda(), sa, d.db, CUDA_R_32F,
+          p.ldb(), p.stride_b(), beta, d.dc, CUDA_R_32F, p.ldc(), p.stride_c(), p.batch,
+          CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_GEMM_DEFAULT);
       break;
   }
   cublasSetPointerMode_v2(handle, CUBLAS_POINTER_MODE_HOST);
@@ -288,8 +290,8 @@ void arrays_case(const char* name, Problem p, Form form, bool device_scalars = f
   DeviceScalars s(p.alpha, p.beta);
   const float* alpha = device_scalars ? s.p : &p.alpha;
   const float* beta = device_scalars ? s.p + 1 : &p.beta;
-  cublasSetPointerMode_v2(handle, device_scalars ? CUBLAS_POINTER_MODE_DEVICE
-                                                 : CUBLAS_POINTER_MODE_HOST);
+  cublasSetPointerMode_v2(handle,
+                          device_scalars ? CUBLAS_POINTER_MODE_DEVICE : CUBLAS_POINTER_MODE_HOST);
   cublasStatus_t status = CUBLAS_STATUS_INTERNAL_ERROR;
   const void* const* av = reinterpret_cast<const void* const*>(d.a_array);
   const void* const* bv = reinterpret_cast<const void* const*>(d.b_array);
@@ -305,8 +307,8 @@ void arrays_case(const char* name, Problem p, Form form, bool device_scalars = f
       break;
     case Form::ex:
       status = cublasGemmBatchedEx(handle, p.ta, p.tb, p.m, p.n, p.k, alpha, av, CUDA_R_32F,
-                                   p.lda(), bv, CUDA_R_32F, p.ldb(), beta, cv, CUDA_R_32F,
-                                   p.ldc(), p.batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+                                   p.lda(), bv, CUDA_R_32F, p.ldb(), beta, cv, CUDA_R_32F, p.ldc(),
+                                   p.batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
       break;
     case Form::ex64:
       status = cublasGemmBatchedEx_64(handle, p.ta, p.tb, p.m, p.n, p.k, alpha, av, CUDA_R_32F,
