@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "cublas_status.h"  // cublas_status_of
 #include "sgemm/sgemm.h"
 
 namespace sgemm {
@@ -30,31 +31,6 @@ bool op_of(cublasOperation_t trans, Op* op) {
     default:
       return false;
   }
-}
-
-// cuBLAS's status for the library's answer (sgemm_cublas.h lists them).
-cublasStatus_t status_of(Status status, int m, int n, int k) {
-  switch (status) {
-    case Status::ok:
-      return CUBLAS_STATUS_SUCCESS;
-    case Status::bad_size:  // negative and zero sizes are answered before the library is asked
-      return std::max({m, n, k}) > kMaxDimension ? CUBLAS_STATUS_NOT_SUPPORTED
-                                                 : CUBLAS_STATUS_INVALID_VALUE;
-    case Status::bad_leading_dim:
-    case Status::bad_pointer:
-      return CUBLAS_STATUS_INVALID_VALUE;
-    case Status::too_large:
-      return CUBLAS_STATUS_NOT_SUPPORTED;
-    case Status::unsupported_gpu:
-      return CUBLAS_STATUS_ARCH_MISMATCH;
-    case Status::no_workspace:
-      return CUBLAS_STATUS_ALLOC_FAILED;
-    case Status::unknown_rung:
-      return CUBLAS_STATUS_INTERNAL_ERROR;
-    case Status::cuda_error:
-      break;
-  }
-  return CUBLAS_STATUS_EXECUTION_FAILED;
 }
 
 // alpha and beta from device memory, after the work queued on `stream` before (which may
@@ -144,7 +120,7 @@ cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa,
   const Status s =
       gemm(Layout::col_major, p.opA, p.opB, m, n, empty_sum ? 1 : k, empty_sum ? 0.f : p.alpha,
            empty_sum ? C : A, lda, empty_sum ? C : B, ldb, p.beta, C, ldc, p.stream, &why);
-  return answer(status_of(s, m, n, k), why);
+  return answer(cublas_status_of(s, m, n, k), why);
 }
 
 cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
@@ -164,7 +140,7 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_
       Layout::col_major, p.opA, p.opB, m, n, empty_sum ? 1 : k, empty_sum ? 0.f : p.alpha,
       empty_sum ? C : A, lda, empty_sum ? strideC : strideA, empty_sum ? C : B, ldb,
       empty_sum ? strideC : strideB, p.beta, C, ldc, strideC, batchCount, p.stream, &why);
-  return answer(status_of(s, m, n, k), why);
+  return answer(cublas_status_of(s, m, n, k), why);
 }
 
 cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa,
@@ -184,7 +160,7 @@ cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t trans
                                 empty_sum ? 0.f : p.alpha, empty_sum ? Cread : Aarray, lda,
                                 empty_sum ? Cread : Barray, ldb, p.beta, Carray, ldc, batchCount,
                                 p.stream, &why);
-  return answer(status_of(s, m, n, k), why);
+  return answer(cublas_status_of(s, m, n, k), why);
 }
 
 }  // namespace sgemm
