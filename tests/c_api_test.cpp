@@ -20,7 +20,7 @@ TEST(CApi, ABadSizeIsItsStatusAndSentence) {
                                          8, &x, 8, 0.f, &x, 8, nullptr);
   EXPECT_EQ(status, SGEMM_STATUS_BAD_SIZE);
   EXPECT_NE(std::string(sgemm_last_error()).find("M = 0"), std::string::npos) << sgemm_last_error();
-  EXPECT_STREQ(sgemm_status_string(status), "bad_size");
+  EXPECT_STREQ(sgemm_status_string(status), "bad size");
 }
 
 TEST(CApi, ALeadingDimensionBelowBlasRuleNamesIt) {

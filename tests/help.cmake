@@ -1,5 +1,5 @@
 # Help and bad usage (label `cpu`): every program the project builds (its executables, not the
-# test executables below tests/) and every script in scripts/ answers --help with exit 0 and a
+# test executables below tests/, nor those marked SGEMM_TEST_PROGRAM) and every script in scripts/ answers --help with exit 0 and a
 # flag it does not know with exit 2 and one line (tests/help_test.py), without a GPU, network
 # or install. The programs are collected when the top-level CMakeLists.txt is done, so that
 # each one defined after tests/ is read is included too.
@@ -14,7 +14,8 @@ function(sgemm_help_test python)
     get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
     foreach(target IN LISTS targets)
       get_target_property(type ${target} TYPE)
-      if(type STREQUAL "EXECUTABLE")
+      get_target_property(test_program ${target} SGEMM_TEST_PROGRAM)  # a test's, elsewhere
+      if(type STREQUAL "EXECUTABLE" AND NOT test_program)
         list(APPEND programs --program $<TARGET_FILE:${target}>)
       endif()
     endforeach()

@@ -79,7 +79,7 @@ void sgemm_set_pointer_checks(sgemm_pointer_checks checks);
 /* The sentence of the calling thread's last call that failed ("" after one that succeeded),
  * e.g. "lda = 7 is smaller than K = 8". Valid until the thread's next call. */
 const char* sgemm_last_error(void);
-/* "ok", "bad_size", ... (sgemm::to_string). */
+/* "ok", "bad size", ... (sgemm::to_string). */
 const char* sgemm_status_string(sgemm_status status);
 
 /* The rungs, in ladder order: their count, and the number, name and summary of the i-th. */

@@ -489,7 +489,7 @@ class RealLibrary(unittest.TestCase):
         status = lib.gemm(ROW, N, N, 0, 8, 8, 1.0, 0x1000, 8, 0x1000, 8, 0.0, 0x1000, 8, None)
         self.assertEqual(status, 2)
         self.assertEqual(lib.last_error(), b"M = 0: sizes must be >= 1")
-        self.assertEqual(lib.status_string(status), b"bad_size")
+        self.assertEqual(lib.status_string(status), b"bad size")
         e = lib.error(status, "sgemm_ladder.matmul")
         self.assertIsInstance(e, ValueError)
         self.assertEqual(str(e), "sgemm_ladder.matmul: M = 0: sizes must be >= 1 (bad_size)")

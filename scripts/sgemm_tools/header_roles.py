@@ -8,6 +8,8 @@ HEADERS = {
     "runtime/device.h": "`kernels/runtime/device.h` with `device.cu` (device facts, the "
                         "shared-memory opt-in, the Hopper check)",
     "runtime/tensor_map.h": "`kernels/runtime/tensor_map.h` with `tensor_map.cu` (tensor maps)",
+    "runtime/batch.h": "`kernels/runtime/batch.h` (a batch's problems, for the batched "
+                       "instantiations)",
     "runtime/workspace.h": "`kernels/runtime/workspace.h` with `workspace.cu` (the workspace)",
     "hopper/hopper.cuh": "`kernels/hopper/hopper.cuh` (mbarriers, TMA, wgmma)",
     "hopper/pipeline.cuh": "`kernels/hopper/pipeline.cuh` (the mbarrier ring, the producer loop, "
