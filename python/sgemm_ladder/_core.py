@@ -174,7 +174,10 @@ def _device_and_stream(arrays, stream):
     if lead is None:
         ctx = _NO_DEVICE
     elif lead.kind == "torch":
-        ctx = _module("torch").cuda.device(lead.device)
+        # Switching to the device that is current already costs microseconds a call: skip it.
+        torch = _module("torch")
+        current = getattr(torch._C, "_cuda_getDevice", torch.cuda.current_device)()
+        ctx = _NO_DEVICE if current == lead.device else torch.cuda.device(lead.device)
     else:
         ctx = _module("cupy").cuda.Device(lead.device)
     if stream is not None:
@@ -183,7 +186,10 @@ def _device_and_stream(arrays, stream):
         handle = next((a.stream for a in arrays if a.stream is not None), 0)
         return ctx, handle, CHECK_POINTERS
     if lead.kind == "torch":
-        handle = _module("torch").cuda.current_stream(lead.device).cuda_stream
+        # The raw handle, as Triton reads it, without building a torch.cuda.Stream a call.
+        torch = _module("torch")
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        handle = raw(lead.device) if raw else torch.cuda.current_stream(lead.device).cuda_stream
     else:
         cupy = _module("cupy")
         with cupy.cuda.Device(lead.device):
