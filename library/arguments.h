@@ -16,7 +16,9 @@ Status unknown_rung(int rung, std::string* why);
 // The problem's sizes, leading dimensions and pointers, the pointers checked against the device
 // of `stream`, which must be the current device too (a kernel launched into another device's
 // stream fails). M, N, K are those of C = op(A) op(B); the leading dimensions follow BLAS's
-// rules for `operation` (sgemm.h).
+// rules for `operation` (sgemm.h). Where the calling thread's set_pointer_checks is
+// PointerChecks::caller_vouches, no pointer's memory nor the stream's device is asked of CUDA:
+// null and alignment are still checked.
 Status check_problem(const Operation& operation, const Gemm& g, cudaStream_t stream,
                      std::string* why);
 

@@ -10,6 +10,7 @@
 
 #include "gpu_support.h"
 #include "sgemm/sgemm.h"
+#include "sgemm/sgemm_c.h"
 
 namespace sgemm::testing {
 namespace {
@@ -175,6 +176,29 @@ TEST_F(GpuErrors, RequireMemoryRejectsAProblemTheGpuCannotHold) {
   EXPECT_THROW(harness_->require_memory({{n, n, n}}, true), Error);
   EXPECT_THROW(harness_->check(rung_, {{n, n, n}}, CheckMode::random, 1), Error);
   EXPECT_NO_THROW(harness_->require_memory({{256, 256, 256}}, true));
+}
+
+// The C ABI (sgemm_c.h): a call that succeeds clears the thread's sentence of the one that
+// failed before it; with the caller vouching for its pointers (no CUDA queries) the one call
+// runs and is exact as with the checks.
+TEST_F(GpuErrors, CApiSuccessClearsTheLastErrorAndVouchingRuns) {
+  Buffers b({{40, 24, 8}}, harness_->stream());
+  const Shape& s = b.problem.shape;
+  EXPECT_EQ(sgemm_gemm(SGEMM_ROW_MAJOR, SGEMM_OP_N, SGEMM_OP_N, 0, s.N, s.K, 1.f, b.A.get(), s.K,
+                       b.B.get(), s.N, 0.f, b.C.get(), s.N, harness_->stream()),
+            SGEMM_STATUS_BAD_SIZE);
+  EXPECT_STRNE(sgemm_last_error(), "");
+  sgemm_set_pointer_checks(SGEMM_CALLER_VOUCHES);
+  const sgemm_status status =
+      sgemm_gemm(SGEMM_ROW_MAJOR, SGEMM_OP_N, SGEMM_OP_N, s.M, s.N, s.K, 1.f, b.A.get(), s.K,
+                 b.B.get(), s.N, 0.f, b.C.get(), s.N, harness_->stream());
+  sgemm_set_pointer_checks(SGEMM_CHECK_POINTERS);
+  EXPECT_EQ(status, SGEMM_STATUS_OK) << sgemm_last_error();
+  EXPECT_STREQ(sgemm_last_error(), "");
+  harness_->cublas(Precision::fp32, b.reference_gemm());
+  EXPECT_EQ(cudaStreamSynchronize(harness_->stream()), cudaSuccess);
+  Comparison c = compare_exact(b);
+  EXPECT_TRUE(c.pass) << c.summary();
 }
 
 }  // namespace

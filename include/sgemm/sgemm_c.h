@@ -39,7 +39,8 @@ typedef enum sgemm_status {
 typedef enum sgemm_layout { SGEMM_ROW_MAJOR = 0, SGEMM_COL_MAJOR = 1 } sgemm_layout;
 typedef enum sgemm_op { SGEMM_OP_N = 0, SGEMM_OP_T = 1 } sgemm_op;
 
-/* The one call (sgemm::gemm). */
+/* The one call (sgemm::gemm). A layout or op that is none of the values above is
+ * SGEMM_STATUS_BAD_SIZE, its sentence naming the argument (for the batched forms too). */
 sgemm_status sgemm_gemm(sgemm_layout layout, sgemm_op op_a, sgemm_op op_b, int m, int n, int k,
                         float alpha, const float* a, int lda, const float* b, int ldb, float beta,
                         float* c, int ldc, sgemm_stream stream);
@@ -82,7 +83,8 @@ const char* sgemm_last_error(void);
 /* "ok", "bad size", ... (sgemm::to_string). */
 const char* sgemm_status_string(sgemm_status status);
 
-/* The rungs, in ladder order: their count, and the number, name and summary of the i-th. */
+/* The rungs, in ladder order: their count, and the number, name and summary of the i-th (an
+ * index outside 0 .. count - 1: -1, NULL, NULL). */
 int sgemm_rung_count(void);
 int sgemm_rung_number(int index);
 const char* sgemm_rung_name(int index);
