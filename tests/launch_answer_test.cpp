@@ -1,4 +1,4 @@
-// On the host: a launcher's answer (library/runtime.h: LaunchAnswer) keeps a CUDA error and a
+// On the host: a launcher's answer (kernels/runtime/launch_answer.h: LaunchAnswer) keeps a CUDA error and a
 // fallback reason apart. A CUDA error passes through with no reason, but for the two real
 // failures that are reasons (an allocation the workspace could not make, no code for this GPU);
 // a refusal carries its reason and an error of its own, which no CUDA error is mistaken for; and

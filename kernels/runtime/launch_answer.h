@@ -48,7 +48,7 @@ class LaunchAnswer {
 
   // A refusal's error, where no rung runs instead: the real failure's for workspace_short and
   // gpu_unsupported; cudaErrorNotSupported for shape_unsuitable (the library's launch() says
-  // which rung cannot take the operands: library/api.cu).
+  // which rung cannot take the operands: library/status.cpp).
   static constexpr cudaError_t error_of(FallbackReason reason) {
     switch (reason) {
       case FallbackReason::workspace_short:

@@ -31,7 +31,7 @@ _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _CONST = re.compile(r"^(?P<indent>[ \t]*)(?:static[ \t]+)?constexpr[ \t]+(?:int|bool)[ \t]+"
                     r"(?P<name>\w+)[ \t]*=(?P<expr>[^;{]*);", re.M)
 _INNER_TERNARY = re.compile(r"\(([^()?]*)\?([^():]*):([^()]*)\)")
-# A launcher answers a cudaError_t or a runtime::LaunchAnswer (library/runtime.h).
+# A launcher answers a cudaError_t or a runtime::LaunchAnswer (kernels/runtime/launch_answer.h).
 _LAUNCH_PARAMS = re.compile(r"template\s*<([^<>]*)>\s*(?:cudaError_t|runtime::LaunchAnswer)\s+"
                             r"launch_tile\s*\(")
 _LAUNCH_ARGS = re.compile(r"launch_tile\s*<\s*([-\w\s,]+?)\s*>")
