@@ -1,8 +1,8 @@
-// On the host: a launcher's answer (kernels/runtime/launch_answer.h: LaunchAnswer) keeps a CUDA error and a
-// fallback reason apart. A CUDA error passes through with no reason, but for the two real
-// failures that are reasons (an allocation the workspace could not make, no code for this GPU);
-// a refusal carries its reason and an error of its own, which no CUDA error is mistaken for; and
-// stop() hands nothing on, whatever its error. The registry gives the chain a rung's answer as
+// On the host: a launcher's answer (kernels/runtime/launch_answer.h: LaunchAnswer) keeps a CUDA
+// error and a fallback reason apart. A CUDA error passes through with no reason, but for the two
+// real failures that are reasons (an allocation the workspace could not make, no code for this
+// GPU); a refusal carries its reason and an error of its own, which no CUDA error is mistaken for;
+// and stop() hands nothing on, whatever its error. The registry gives the chain a rung's answer as
 // the rung gave it, and RungInfo::launch its error.
 #include "runtime/launch_answer.h"  // LaunchAnswer: a CUDA error or a reason to hand on
 
