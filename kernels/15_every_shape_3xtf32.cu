@@ -38,6 +38,7 @@
 #include "runtime/device.h"     // the shared-memory opt-in, the Hopper check
 #include "runtime/tensor_map.h"                 // tensor maps
 #include "runtime/workspace.h"                  // the workspace
+#include "split_3xtf32/batch_prepass.cuh"       // a batch's pre-pass: every problem, one launch
 #include "split_3xtf32/every_shape_slices.cuh"  // loads, slices' sums, the pre-pass in one launch
 #include "split_3xtf32/split_3xtf32.cuh"  // rung 14's split, guard path, pre-pass, wgmma stage, epilogue
 
@@ -97,7 +98,11 @@ struct Tile {
 //    (x, z) multiplies tile x over [z * kSlice, min(K, (z + 1) * kSlice)) into its own shared
 //    memory, and each finishes 1/slices of the tile's rows, adding the slices' sums in rank order
 //    through distributed shared memory (as rung 17): one launch, bitwise the same every run.
-template <int BN, int BK, int STAGES, int PROMOTE, bool kSlices, bool kSplitsA, bool kTransposed>
+// kBatched (one slice; split_3xtf32/batch_prepass.cuh's planes): the tiles of `problems`
+// problems, problem after problem; a tile's boxes are at rows z * Mp and z * Np of the planes,
+// its flags at z * (M + N), its A, B and C problem z's of `batch`.
+template <int BN, int BK, int STAGES, int PROMOTE, bool kSlices, bool kSplitsA, bool kTransposed,
+          bool kBatched = false>
 __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThreads, 1)
     sgemm_every_shape_3xtf32(int M, int N, int K, float alpha,
                              const __grid_constant__ CUtensorMap tmAhi,
@@ -105,10 +110,13 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
                              const __grid_constant__ CUtensorMap tmBhi,
                              const __grid_constant__ CUtensorMap tmBlo, const int* guard,
                              const float* A, int lda, const float* B, int ldb, float beta, float* C,
-                             int ldc, bool pairedC, int groupRows, int kSlice, const int* limits) {
+                             int ldc, bool pairedC, int groupRows, int kSlice, const int* limits,
+                             runtime::Batch batch, int problems) {
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
   __trap();  // compiled out (SGEMM_NO_SM90A): the launcher never starts this kernel
 #else
+  static_assert(!kBatched || (!kSlices && !kSplitsA && !kTransposed),
+                "a batch: one slice, both operands split by the pre-pass");
   using T = Tile<BN, BK, STAGES, PROMOTE, kSplitsA>;
   constexpr int BM = T::BM;
   // The ring, aligned to 1024 bytes: stage s holds [A_hi | A_lo | Bt_hi | Bt_lo] (kSplitsA:
@@ -122,15 +130,20 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
   const int slices = kSlices ? static_cast<int>(gridDim.y) : 1;
   // limits (rung 16's slow path): only the tiles of C's first Mx rows and Nx columns, read here
   const int Mx = limits ? min(M, limits[0]) : M, Nx = limits ? min(N, limits[1]) : N;
-  const int tiles = ((Mx + BM - 1) / BM) * ((Nx + BN - 1) / BN);
+  const int tilesPer = ((Mx + BM - 1) / BM) * ((Nx + BN - 1) / BN);  // a problem's
+  const int tiles = kBatched ? tilesPer * problems : tilesPer;
   if (kSlices && static_cast<int>(blockIdx.x) >= tiles) return;  // the whole cluster, at once
   const int myTiles =
       kSlices ? 1 : (tiles - static_cast<int>(blockIdx.x) + gridDim.x - 1) / gridDim.x;
   const int kBegin = blockIdx.y * kSlice, kEnd = min(K, kBegin + kSlice);
   const int kTiles = (kEnd - kBegin + BK - 1) / BK;  // a slice's last box stops at K, not kEnd:
                                                      // kSlice is a multiple of BK
-  auto origin_of = [&](int t) {                      // this block's tile t
-    return tile_origin(static_cast<int>(blockIdx.x + t * gridDim.x), Mx, Nx, BM, BN, groupRows);
+  auto origin_of = [&](int t) {                      // this block's tile t (in its problem)
+    const int tile = static_cast<int>(blockIdx.x + t * gridDim.x);
+    return tile_origin(kBatched ? tile % tilesPer : tile, Mx, Nx, BM, BN, groupRows);
+  };
+  auto problem_of = [&](int t) {  // kBatched: tile t's problem
+    return kBatched ? static_cast<int>(blockIdx.x + t * gridDim.x) / tilesPer : 0;
   };
 
   if (threadIdx.x == 0) {
@@ -148,7 +161,11 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
     release_registers<T::Registers::kProducerRegs>();
     if (threadIdx.x == 128 * T::kConsumers)
       produce<STAGES>(empty, 0, myTiles * kTiles, 1, [&](int i, int buf) {
-        const int2 origin = origin_of(kSlices ? 0 : i / kTiles);  // (one tile with slices)
+        const int t = kSlices ? 0 : i / kTiles;  // (one tile with slices)
+        int2 origin = origin_of(t);
+        if (kBatched)  // the problem's rows of the planes
+          origin.x += problem_of(t) * ((M + BM - 1) / BM * BM),
+              origin.y += problem_of(t) * ((N + BN - 1) / BN * BN);
         const int k0 = kBegin + i % kTiles * BK;
         uint8_t* stage = ring + buf * T::kStageBytes;
         mbar_arrive_expect_tx(&full[buf], T::kStageBytes);
@@ -203,13 +220,14 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
   int t = 0;
   for (; t < myTiles; ++t) {
     {
-      const int2 origin = origin_of(t);   // (recomputed for the epilogue: registers are scarce)
+      const int2 origin = origin_of(t);  // (recomputed for the epilogue: registers are scarce)
+      const int* flags = guard + (kBatched ? static_cast<long long>(problem_of(t)) * (M + N) : 0);
       sync_role(1, 128 * T::kConsumers);  // the last tile's epilogue is done with the flags
       if (threadIdx.x < BM)
-        rowGuard[threadIdx.x] = origin.x + threadIdx.x < M ? guard[origin.x + threadIdx.x] : 0;
+        rowGuard[threadIdx.x] = origin.x + threadIdx.x < M ? flags[origin.x + threadIdx.x] : 0;
       else
         colGuard[threadIdx.x - BM] =
-            origin.y + threadIdx.x - BM < N ? guard[M + origin.y + threadIdx.x - BM] : 0;
+            origin.y + threadIdx.x - BM < N ? flags[M + origin.y + threadIdx.x - BM] : 0;
       sync_role(1, 128 * T::kConsumers);
     }
 
@@ -249,8 +267,11 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
 
     if (kSlices) break;  // the one tile: its partial sums meet the cluster's below
     const int2 origin = origin_of(t);
+    const float *a = A, *b = B;
+    float* c = C;
+    if (kBatched) runtime::select_problem(batch, problem_of(t), a, b, c);
     store_fragment<BN, kTransposed>(sum, origin.x + wg * T::WGM, origin.x, origin.y, rowGuard,
-                                    colGuard, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, pairedC,
+                                    colGuard, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, pairedC,
                                     nullptr);
   }
   if (!kSlices) return;
@@ -373,7 +394,8 @@ cudaError_t multiply(int M, int N, int K, float alpha, const Split& s, const flo
   config.numAttrs = slices > 1 ? 1 : 0;
   err = cudaLaunchKernelEx(&config, kernel, M, N, K, alpha, maps.Ahi, maps.Alo, maps.Bhi, maps.Blo,
                            static_cast<const int*>(s.guard), A, lda, B, ldb, beta, C, ldc,
-                           aligned8(C) && ldc % 2 == 0, std::max(1, groupRows), kSlice, limits);
+                           aligned8(C) && ldc % 2 == 0, std::max(1, groupRows), kSlice, limits,
+                           runtime::Batch{}, 1);
   return err != cudaSuccess ? err : cudaGetLastError();
 }
 
@@ -620,14 +642,11 @@ cudaError_t run_fused(const Gemm& g, int want, cudaStream_t stream, const int* l
   return sum_slices(g, cut.slices, partial, guards, M + N, stream, limits);
 }
 
-// A batch (entries.h: launch_batched): the fused kernel, one slice, the grid's z the problem. Its
-// alignment holds for every problem: strides that keep it, and no pointer arrays (whose
-// pointers the host does not read).
-cudaError_t launch_batched(const Gemm& g, const runtime::Batch& batch, int problems,
-                           cudaStream_t stream) {
-  cudaError_t err = runtime::require_sm90();
-  if (err != cudaSuccess) return err;
-  if (problems < 1 || problems > runtime::kMaxGridZ) return cudaErrorInvalidValue;
+// A batch in the fused kernel, one slice, the grid's z the problem. Its alignment holds for
+// every problem: strides that keep it, and no pointer arrays (whose pointers the host does not
+// read).
+cudaError_t run_fused_batch(const Gemm& g, const runtime::Batch& batch, int problems,
+                            cudaStream_t stream) {
   const long long tiles = static_cast<long long>((g.M + Fused::BM - 1) / Fused::BM) *
                           ((g.N + Fused::BN - 1) / Fused::BN);
   if (tiles > 0x7fffffff) return cudaErrorInvalidValue;
@@ -649,6 +668,59 @@ cudaError_t launch_batched(const Gemm& g, const runtime::Batch& batch, int probl
                     : start(std::true_type{}, std::false_type{}))
              : (b16 ? start(std::false_type{}, std::true_type{})
                     : start(std::false_type{}, std::false_type{}));
+}
+
+// A batch on rung 14's pre-pass path: every problem split in one launch
+// (split_3xtf32/batch_prepass.cuh), then the main kernel over every problem's tiles, at most
+// one block per SM, each walking tiles problem after problem (its producer loads the next
+// tile's boxes while the consumers store this one). Where the workspace cannot hold the split
+// batch, the fused kernel runs, which needs none.
+cudaError_t run_prepass_batch(const Gemm& g, const runtime::Batch& batch, int problems, int sms,
+                              cudaStream_t stream) {
+  // A ring of 3 stages of 64 KiB (A_hi, A_lo, Bt_hi, Bt_lo), as run_prepass's with both planes.
+  //                BN  BK STAGES PROMOTE
+  using T = Tile<128, 32, 3, kPromote>;
+  constexpr auto kernel = sgemm_every_shape_3xtf32<128, 32, 3, kPromote, false, false, false, true>;
+  const long long tiles =
+      static_cast<long long>((g.M + T::BM - 1) / T::BM) * ((g.N + 127) / 128) * problems;
+  const long long rows = static_cast<long long>(problems) * (tile_rows(g.M) + tile_rows(g.N));
+  if (tiles > 0x7fffffff || rows > 0x7fffffff) return cudaErrorInvalidValue;
+  runtime::Workspace<float> W(batch_split_floats(g.M, g.N, g.K, problems), stream);
+  if (W.error() == cudaErrorMemoryAllocation) return run_fused_batch(g, batch, problems, stream);
+  if (W.error() != cudaSuccess) return W.error();
+  const BatchSplit b = batch_split_layout(W.get(), g.M, g.N, g.K, problems);
+  cudaError_t err = split_batch_operands(g, b, batch, problems, stream);
+  if (err == cudaSuccess) err = runtime::allow_shared_bytes<kernel>(T::kSharedBytes);
+  SplitMaps maps;  // the planes of the whole batch as one tall problem
+  if (err == cudaSuccess)
+    err = split_maps<T::BM, 128, 32>(&maps, b.s, static_cast<int>(problems * b.Mp),
+                                     static_cast<int>(problems * b.Np), g.K);
+  if (err != cudaSuccess) return err;
+  kernel<<<static_cast<unsigned>(std::min<long long>(tiles, sms)), T::kThreads, T::kSharedBytes,
+           stream>>>(g.M, g.N, g.K, g.alpha, maps.Ahi, maps.Alo, maps.Bhi, maps.Blo, b.s.guard, g.A,
+                     g.lda, g.B, g.ldb, g.beta, g.C, g.ldc,
+                     aligned8(g.C) && g.ldc % 2 == 0 && !batch.C && batch.strideC % 2 == 0, 8, g.K,
+                     nullptr, batch, problems);
+  return cudaGetLastError();
+}
+
+// Problems from this many multiply-adds take the pre-pass path in a batch: the split's traffic
+// (each operand read once, written twice) beside the products, as rung 15's kFusedBelow for one
+// problem, where the fused kernel's split in every tile costs more.
+constexpr double kBatchPrepassFrom = 256.0 * 256.0 * 256.0;
+
+// A batch (entries.h: launch_batched): the pre-pass path or the fused kernel, one slice.
+cudaError_t launch_batched(const Gemm& g, const runtime::Batch& batch, int problems,
+                           cudaStream_t stream) {
+  cudaError_t err = runtime::require_sm90();
+  if (err != cudaSuccess) return err;
+  if (problems < 1 || problems > runtime::kMaxGridZ) return cudaErrorInvalidValue;
+  int sms = 0;
+  err = runtime::multiprocessors(&sms);
+  if (err != cudaSuccess) return err;
+  const double volume = static_cast<double>(g.M) * g.N * g.K;
+  return volume >= kBatchPrepassFrom ? run_prepass_batch(g, batch, problems, sms, stream)
+                                     : run_fused_batch(g, batch, problems, stream);
 }
 
 // How one problem runs: the fused kernel or rung 14's pre-pass path, K cut into `slices`.

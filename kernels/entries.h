@@ -33,9 +33,11 @@ cudaError_t launch_config(int path, int slices, const Gemm& gemm, cudaStream_t s
 // On C's first limits[0] rows and limits[1] columns, read on the GPU when the kernels run: rung
 // 16 queues it before it knows which elements its certificate will reject (its slow path).
 cudaError_t launch_limited(const Gemm& gemm, const int* limits, cudaStream_t stream);
-// `problems` problems of `gemm`'s shape, problem 0's operands in `gemm`, the others as `batch`
-// says, in one launch of the fused kernel (the grid's z, at most runtime::kMaxGridZ), one slice
-// of K each. K >= 16 (rung 15's own limit); sm_90a. The batched library calls run it.
+// `problems` problems of `gemm`'s shape (at most runtime::kMaxGridZ), problem 0's operands in
+// `gemm`, the others as `batch` says, one slice of K each: from 256^3 a problem on the pre-pass
+// path (one split of the whole batch, one main kernel over every problem's tiles), below in one
+// launch of the fused kernel (the grid's z). K >= 16 (rung 15's own limit); sm_90a. The batched
+// library calls run it.
 cudaError_t launch_batched(const Gemm& gemm, const runtime::Batch& batch, int problems,
                            cudaStream_t stream);
 }  // namespace sgemm::every_shape_3xtf32

@@ -11,10 +11,12 @@
 //     one per SM: 132 on an H100), the one call per problem, queued on the stream one after the
 //     other. A launch per problem then costs a few microseconds beside a product of >= 0.5 ms,
 //     and each problem gets the one call's full choice (rung 16's Ozaki path from ~2048^3).
-//  4. Otherwise one launch for the whole batch (per 65535 problems: the grid's z), the problem
-//     read from blockIdx.z (kernels/runtime/batch.h): rung 15's fused 3xTF32 wgmma kernel where
-//     K >= 16 (three TF32 products meet FP32's bound from there) and the problems fill at least
-//     half of its 128 x 128 tiles; else rung 17's FFMA kernel (K < 16, or small problems such as
+//  4. Otherwise one launch for the whole batch (per 65535 problems), the kernels finding each
+//     problem's operands as kernels/runtime/batch.h says: rung 15's 3xTF32 wgmma where K >= 16
+//     (three TF32 products meet FP32's bound from there) and the problems fill at least half of
+//     its 128 x 128 tiles (from 256^3 a problem its pre-pass path: one split of the whole batch,
+//     then one main kernel over every problem's tiles; below, its fused kernel, the grid's z the
+//     problem); else rung 17's FFMA kernel (K < 16, or small problems such as
 //     64 x 64, of whose 128 x 128 tile 3/4 would be waste). Operands that are transposed in
 //     row-major terms are first copied, transposed, into the workspace, for the whole batch in
 //     one launch (once for a shared operand), as gemm() does for one problem. Off Hopper (no

@@ -189,7 +189,7 @@ TEST_F(BatchedTest, EveryLayoutOpAndOddShapeWithinTheBound) {
         }
 }
 
-TEST_F(BatchedTest, LargeOddShapeWithinTheBound) {  // the fused 3xTF32 batched kernel, tails
+TEST_F(BatchedTest, LargeOddShapeWithinTheBound) {  // rung 15's batched pre-pass path, tails
   for (Layout layout : {Layout::row_major, Layout::col_major})
     for (Op op : {Op::N, Op::T}) {
       Case c;
@@ -300,7 +300,9 @@ TEST_F(BatchedTest, InfAndNaNAsCublas) {
   struct Size {
     int m, n, k;
   };
-  for (const Size& z : {Size{64, 64, 8}, Size{64, 64, 64}, Size{256, 256, 96}}) {
+  // The FFMA kernel, rung 15's fused kernel, its pre-pass path (from 256^3 a problem).
+  for (const Size& z :
+       {Size{64, 64, 8}, Size{64, 64, 64}, Size{256, 256, 96}, Size{300, 260, 256}}) {
     Case c;
     c.layout = Layout::col_major, c.opA = Op::N, c.opB = Op::T;
     c.M = z.m, c.N = z.n, c.K = z.k, c.batch = 3, c.beta = 1.f;
