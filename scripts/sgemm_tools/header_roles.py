@@ -19,6 +19,8 @@ HEADERS = {
     "split_3xtf32/every_shape_slices.cuh": "`kernels/split_3xtf32/every_shape_slices.cuh` (rung "
                                            "15's plumbing: loads at any alignment, the pre-pass "
                                            "in one launch, the slices' sum)",
+    "split_3xtf32/batch_prepass.cuh": "`kernels/split_3xtf32/batch_prepass.cuh` (rung 15's "
+                                      "pre-pass for a whole batch: its planes and one launch)",
     "ozaki/ozaki_bits.cuh": "`kernels/ozaki/ozaki_bits.cuh` (the moduli, the CRT's constants, "
                             "scaling to integers and residues from the bits, exact FP64 from "
                             "bits)",
