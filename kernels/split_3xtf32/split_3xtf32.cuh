@@ -195,6 +195,60 @@ __global__ void __launch_bounds__(kTransposeThreads)
                                cols, X, ld, hi, lo, ldp, guard);
 }
 
+// C's elements (row, col) and (row, col + 1) = v0, v1 (+ beta times their old values), where
+// they lie inside C: c is C's row `row`. kTransposedC: they are C's (col, row) and (col + 1, row).
+__device__ __forceinline__ void store_pair(float* C, float* c, int row, int col, float v0, float v1,
+                                           int N, float beta, int ldc, bool pairedC,
+                                           bool transposedC) {
+  if (transposedC) {  // the kernel multiplied B^T A^T: its (row, col) is C's (col, row)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      float* out = C + static_cast<long long>(col + h) * ldc + row;
+      if (col + h < N) *out = beta == 0.f ? (h ? v1 : v0) : (h ? v1 : v0) + beta * *out;
+    }
+  } else if (pairedC && col + 1 < N) {  // one 64-bit store (and load, when beta != 0)
+    float2 out = make_float2(v0, v1);
+    if (beta != 0.f) {  // BLAS semantics: with beta == 0, C is not read (it may hold NaN)
+      const float2 old = *reinterpret_cast<const float2*>(c + col);
+      out.x += beta * old.x, out.y += beta * old.y;
+    }
+    *reinterpret_cast<float2*>(c + col) = out;
+  } else {
+    if (col < N) c[col] = beta == 0.f ? v0 : v0 + beta * c[col];
+    if (col + 1 < N) c[col + 1] = beta == 0.f ? v1 : v1 + beta * c[col + 1];
+  }
+}
+
+// store_fragment's stores where some of the thread's elements take the guard path: each element
+// tested, and summed again on the CUDA cores where its row or column is flagged or its sum is not
+// finite.
+template <int BN, bool kTransposedC>
+__device__ __forceinline__ void store_guarded(const float* sum, int rowBase, int blockRow,
+                                              int blockCol, const int* rowGuard,
+                                              const int* colGuard, int M, int N, int K, float alpha,
+                                              const float* A, int lda, const float* B, int ldb,
+                                              float beta, float* C, int ldc, bool pairedC) {
+  const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    const int row = rowBase + warp * 16 + i * 8 + lane / 4;
+    if (row >= M) continue;
+    const bool guardRow = rowGuard[row - blockRow];
+    float* c = C + static_cast<long long>(row) * ldc;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+      const int col = blockCol + j * 8 + 2 * (lane % 4);
+      float r[2] = {sum[4 * j + 2 * i], sum[4 * j + 2 * i + 1]};
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        if (col + h < N && (guardRow || colGuard[col - blockCol + h] || !isfinite(r[h])))
+          r[h] = kTransposedC ? fp32_dot(A, lda, B, ldb, K, col + h, row)
+                              : fp32_dot(A, lda, B, ldb, K, row, col + h);
+      store_pair(C, c, row, col, alpha * r[0], alpha * r[1], N, beta, ldc, pairedC, kTransposedC);
+    }
+  }
+}
+
 // The epilogue of both kernels, straight from the wgmma fragment of one warpgroup: its rows
 // start at `rowBase` of C (64 of them), its columns at `blockCol` (BN); each thread holds pairs
 // of adjacent columns, sum[4j + 2i + c] = C[rowBase + 16warp + lane/4 + 8i][blockCol + 8j +
@@ -226,39 +280,38 @@ __device__ __forceinline__ void store_fragment(const float* sum, int rowBase, in
     }
     return;
   }
+  // One test for the thread's 64 elements: a flagged row or column, or a sum not finite. Almost
+  // always none is, and the stores below need no test per element; else the guard path per
+  // element, as every element would take it (the same results either way).
+  bool anyGuarded = false;
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    const int row = rowBase + warp * 16 + i * 8 + lane / 4;
+    anyGuarded |= row < M && rowGuard[row - blockRow];
+  }
+#pragma unroll
+  for (int j = 0; j < BN / 8; ++j) {
+    const int col = blockCol + j * 8 + 2 * (lane % 4);
+    anyGuarded |=
+        (col < N && colGuard[col - blockCol]) || (col + 1 < N && colGuard[col + 1 - blockCol]);
+  }
+#pragma unroll
+  for (int e = 0; e < 2 * BN / 4; ++e) anyGuarded |= !isfinite(sum[e]);
+  if (anyGuarded) {
+    store_guarded<BN, kTransposedC>(sum, rowBase, blockRow, blockCol, rowGuard, colGuard, M, N, K,
+                                    alpha, A, lda, B, ldb, beta, C, ldc, pairedC);
+    return;
+  }
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
     const int row = rowBase + warp * 16 + i * 8 + lane / 4;
     if (row >= M) continue;
-    const bool guardRow = rowGuard[row - blockRow];
     float* c = C + static_cast<long long>(row) * ldc;
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j) {
       const int col = blockCol + j * 8 + 2 * (lane % 4);
-      float r[2] = {sum[4 * j + 2 * i], sum[4 * j + 2 * i + 1]};
-#pragma unroll
-      for (int h = 0; h < 2; ++h)
-        if (col + h < N && (guardRow || colGuard[col - blockCol + h] || !isfinite(r[h])))
-          r[h] = kTransposedC ? fp32_dot(A, lda, B, ldb, K, col + h, row)
-                              : fp32_dot(A, lda, B, ldb, K, row, col + h);
-      const float v0 = alpha * r[0], v1 = alpha * r[1];
-      if (kTransposedC) {  // the kernel multiplied B^T A^T: its (row, col) is C's (col, row)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          float* out = C + static_cast<long long>(col + h) * ldc + row;
-          if (col + h < N) *out = beta == 0.f ? (h ? v1 : v0) : (h ? v1 : v0) + beta * *out;
-        }
-      } else if (pairedC && col + 1 < N) {  // one 64-bit store (and load, when beta != 0)
-        float2 out = make_float2(v0, v1);
-        if (beta != 0.f) {  // BLAS semantics: with beta == 0, C is not read (it may hold NaN)
-          const float2 old = *reinterpret_cast<const float2*>(c + col);
-          out.x += beta * old.x, out.y += beta * old.y;
-        }
-        *reinterpret_cast<float2*>(c + col) = out;
-      } else {
-        if (col < N) c[col] = beta == 0.f ? v0 : v0 + beta * c[col];
-        if (col + 1 < N) c[col + 1] = beta == 0.f ? v1 : v1 + beta * c[col + 1];
-      }
+      const float v0 = alpha * sum[4 * j + 2 * i], v1 = alpha * sum[4 * j + 2 * i + 1];
+      store_pair(C, c, row, col, v0, v1, N, beta, ldc, pairedC, kTransposedC);
     }
   }
 }
