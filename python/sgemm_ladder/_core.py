@@ -1,6 +1,7 @@
 """The calls on arrays: matmul, addmm, bmm for torch tensors, CuPy arrays, objects with
 __cuda_array_interface__ and DLPack producers (JAX). Frameworks are imported only when an
 array of theirs arrives (sys.modules tells whether one could have), never at import."""
+import ctypes
 import importlib
 import sys
 
@@ -278,21 +279,36 @@ def gemm(what, a, b, out, alpha, beta, stream, c=None, batched_only=False):
                     _, _, _, sbb, sbk, sbn = _shape3(B, "b")
                     sbb = L.batch_stride(bb or 1, sbb, "b")
                 p = L.plan(m, n, k, (sam, sak), (sbk, sbn), (scm, scn))
-        lib = library()
-        set_pointer_checks(lib, checks)
         if batched:
             sbc = L.batch_stride(batch, sbc, "out", shared_ok=False)
             if sbc is None:
                 raise ValueError(f"sgemm_ladder.{what}: out has a negative batch stride")
-            status = lib.gemm_strided_batched(p[0], p[1], p[3], m, n, k, alpha, A.ptr, p[2], sba,
-                                              B.ptr, p[4], sbb, beta, C.ptr, p[5], sbc, batch,
-                                              handle)
-        else:
-            status = lib.gemm(p[0], p[1], p[3], m, n, k, alpha, A.ptr, p[2], B.ptr, p[4], beta,
-                              C.ptr, p[5], handle)
-        if status:
-            raise lib.error(status, f"sgemm_ladder.{what}")
+        _launch(what, checks, p, m, n, k, alpha, A.ptr, sba, B.ptr, sbb, beta, C.ptr, sbc,
+                batch if batched else 0, handle)
     return back(result) if back is not None else result
+
+
+_ONE, _ZERO = ctypes.c_float(1.0), ctypes.c_float(0.0)
+_void_p, _float, _longlong = ctypes.c_void_p, ctypes.c_float, ctypes.c_longlong
+
+
+def _launch(what, checks, p, m, n, k, alpha, a, sba, b, sbb, beta, c, sbc, batch, stream):
+    """Queues the product with plan p: sgemm_gemm_strided_batched for batch > 0, else
+    sgemm_gemm, through the unprototyped functions (_library): every bare int here fits C's
+    int (sizes and leading dimensions are checked against INT_MAX), the rest is wrapped."""
+    lib = library()
+    set_pointer_checks(lib, checks)
+    fa = _ONE if alpha == 1.0 else _float(alpha)
+    fb = _ZERO if beta == 0.0 else _float(beta)  # -0.0 too: either way C is not read
+    if batch:
+        status = lib.gemm_strided_batched_unprototyped(
+            p[0], p[1], p[3], m, n, k, fa, _void_p(a), p[2], _longlong(sba), _void_p(b), p[4],
+            _longlong(sbb), fb, _void_p(c), p[5], _longlong(sbc), batch, _void_p(stream))
+    else:
+        status = lib.gemm_unprototyped(p[0], p[1], p[3], m, n, k, fa, _void_p(a), p[2],
+                                       _void_p(b), p[4], fb, _void_p(c), p[5], _void_p(stream))
+    if status:
+        raise lib.error(status, f"sgemm_ladder.{what}")
 
 
 def _fill(C, c):
