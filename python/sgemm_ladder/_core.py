@@ -1,6 +1,7 @@
 """The calls on arrays: matmul, addmm, bmm for torch tensors, CuPy arrays, objects with
 __cuda_array_interface__ and DLPack producers (JAX). Frameworks are imported only when an
 array of theirs arrives (sys.modules tells whether one could have), never at import."""
+import ctypes
 import importlib
 import sys
 
@@ -214,6 +215,11 @@ def gemm(what, a, b, out, alpha, beta, stream, c=None, batched_only=False):
     `out`: the C to write (read when beta != 0), or None for a new one; `c`: addmm's input,
     copied (broadcast) into the new output first. Returns the output in the caller's
     framework."""
+    if out is None and stream is None and (_T.types or _T.bind()):
+        if type(a) in _T.types and type(b) in _T.types:
+            result = _torch_gemm(what, a, b, alpha, beta, c, batched_only)
+            if result is not None:
+                return result
     A, back = _describe(a, "a")
     B, _ = _describe(b, "b")
     ba, m, k, sba, sam, sak = _shape3(A, "a")
@@ -278,35 +284,43 @@ def gemm(what, a, b, out, alpha, beta, stream, c=None, batched_only=False):
                     _, _, _, sbb, sbk, sbn = _shape3(B, "b")
                     sbb = L.batch_stride(bb or 1, sbb, "b")
                 p = L.plan(m, n, k, (sam, sak), (sbk, sbn), (scm, scn))
-        lib = library()
-        set_pointer_checks(lib, checks)
         if batched:
             sbc = L.batch_stride(batch, sbc, "out", shared_ok=False)
             if sbc is None:
                 raise ValueError(f"sgemm_ladder.{what}: out has a negative batch stride")
-            status = lib.gemm_strided_batched(p[0], p[1], p[3], m, n, k, alpha, A.ptr, p[2], sba,
-                                              B.ptr, p[4], sbb, beta, C.ptr, p[5], sbc, batch,
-                                              handle)
-        else:
-            status = lib.gemm(p[0], p[1], p[3], m, n, k, alpha, A.ptr, p[2], B.ptr, p[4], beta,
-                              C.ptr, p[5], handle)
-        if status:
-            raise lib.error(status, f"sgemm_ladder.{what}")
+        _launch(what, checks, p, m, n, k, alpha, A.ptr, sba, B.ptr, sbb, beta, C.ptr, sbc,
+                batch if batched else 0, handle)
     return back(result) if back is not None else result
+
+
+_ONE, _ZERO = ctypes.c_float(1.0), ctypes.c_float(0.0)
+_void_p, _float, _longlong = ctypes.c_void_p, ctypes.c_float, ctypes.c_longlong
+
+
+def _launch(what, checks, p, m, n, k, alpha, a, sba, b, sbb, beta, c, sbc, batch, stream):
+    """Queues the product with plan p: sgemm_gemm_strided_batched for batch > 0, else
+    sgemm_gemm, through the unprototyped functions (_library): every bare int here fits C's
+    int (sizes and leading dimensions are checked against INT_MAX), the rest is wrapped."""
+    lib = library()
+    set_pointer_checks(lib, checks)
+    fa = _ONE if alpha == 1.0 else _float(alpha)
+    fb = _ZERO if beta == 0.0 else _float(beta)  # -0.0 too: either way C is not read
+    if batch:
+        status = lib.gemm_strided_batched_unprototyped(
+            p[0], p[1], p[3], m, n, k, fa, _void_p(a), p[2], _longlong(sba), _void_p(b), p[4],
+            _longlong(sbb), fb, _void_p(c), p[5], _longlong(sbc), batch, _void_p(stream))
+    else:
+        status = lib.gemm_unprototyped(p[0], p[1], p[3], m, n, k, fa, _void_p(a), p[2],
+                                       _void_p(b), p[4], fb, _void_p(c), p[5], _void_p(stream))
+    if status:
+        raise lib.error(status, f"sgemm_ladder.{what}")
 
 
 def _fill(C, c):
     """Copies addmm's c, broadcast to C's shape, into the new output C (its framework's copy,
     queued on its current stream)."""
     if C.kind == "torch":
-        torch = _module("torch")
-        if not isinstance(c, torch.Tensor):
-            c = torch.from_dlpack(c)
-        if c.dtype is not torch.float32:
-            raise TypeError(f"sgemm_ladder: c is {c.dtype}: the library multiplies float32")
-        if c.device != C.obj.device:
-            raise ValueError(f"sgemm_ladder: c is on {c.device}, the product on {C.obj.device}")
-        C.obj.copy_(c)  # broadcasts; raises for a shape that does not broadcast
+        _fill_torch(C.obj, c)
         return
     cupy = _module("cupy")
     with cupy.cuda.Device(C.device):
@@ -315,3 +329,87 @@ def _fill(C, c):
         if c.dtype.char != "f":
             raise TypeError(f"sgemm_ladder: c is {c.dtype}: the library multiplies float32")
         C.obj[...] = c
+
+
+def _fill_torch(out, c):
+    torch = _module("torch")
+    if not isinstance(c, torch.Tensor):
+        c = torch.from_dlpack(c)
+    if c.dtype is not torch.float32:
+        raise TypeError(f"sgemm_ladder: c is {c.dtype}: the library multiplies float32")
+    if c.device != out.device:
+        raise ValueError(f"sgemm_ladder: c is on {c.device}, the product on {out.device}")
+    out.copy_(c)  # broadcasts; raises for a shape that does not broadcast
+
+
+# ---- the common case, fast: torch tensors on the current device, no out= or stream= --------
+
+class _Torch:
+    """What the fast path reads of torch, bound once torch is imported (never imported here).
+    `types`: the classes it takes, exactly (a subclass, FakeTensor say, takes the general path)."""
+    types = ()
+
+    def bind(self):
+        torch = _module("torch")
+        if torch is None:
+            return False
+        C = torch._C
+        self.float32 = torch.float32
+        self.current_device = getattr(C, "_cuda_getDevice", torch.cuda.current_device)
+        raw = getattr(C, "_cuda_getCurrentRawStream", None)
+        self.raw_stream = raw or (lambda d: torch.cuda.current_stream(d).cuda_stream)
+        self.types = (torch.Tensor, torch.nn.Parameter)
+        return True
+
+
+_T = _Torch()
+
+
+def _torch_gemm(what, a, b, alpha, beta, c, batched_only):
+    """gemm for float32 CUDA tensors on the current device, 2-D or 3-D, that need no copy, with
+    as few torch calls as the checks need (each costs a fraction of a microsecond, and a
+    1024^3 product is host-bound at about 30). None: anything else, which the general path
+    handles and where it raises, with its message."""
+    T = _T
+    if (a.dtype is not T.float32 or b.dtype is not T.float32 or not a.is_cuda or
+            not b.is_cuda or (beta != 0 and c is None)):
+        return None
+    device = a.get_device()
+    if b.get_device() != device or T.current_device() != device:
+        return None
+    shape_a, shape_b, st_a, st_b = a.shape, b.shape, a.stride(), b.stride()
+    rank_a, rank_b = len(shape_a), len(shape_b)
+    if rank_a == 2:
+        (m, k), (sam, sak), ba, sba = shape_a, st_a, 1, 0
+    elif rank_a == 3:
+        (ba, m, k), (sba, sam, sak) = shape_a, st_a
+    else:
+        return None
+    if rank_b == 2:
+        (k2, n), (sbk, sbn), bb, sbb = shape_b, st_b, 1, 0
+    elif rank_b == 3:
+        (bb, k2, n), (sbb, sbk, sbn) = shape_b, st_b
+    else:
+        return None
+    batched = rank_a == 3 or rank_b == 3
+    batch = ba if ba > bb else bb
+    if (k != k2 or min(m, n, k, ba, bb) < 1 or max(m, n, k, batch) > INT_MAX or
+            (ba != bb and 1 not in (ba, bb)) or (batched_only and not rank_a == rank_b == 3)):
+        return None
+    sba, sbb = (sba if ba > 1 else 0), (sbb if bb > 1 else 0)  # a batch of one is shared
+    if m > 1 and n > 1:  # the new C is row-major only: the plan's layout
+        op_a, op_b = L.row_major_op(m, k, sam, sak), L.row_major_op(k, n, sbk, sbn)
+        if op_a is None or op_b is None or sba < 0 or sbb < 0:
+            return None
+        p = (L.ROW_MAJOR, op_a[0], op_a[1], op_b[0], op_b[1], n)
+    else:
+        p = L.plan(m, n, k, (sam, sak), (sbk, sbn), (n, 1))
+        if p.op_a is None or p.op_b is None or sba < 0 or sbb < 0:
+            return None
+    result = a.new_empty((batch, m, n) if batched else (m, n))
+    if c is not None and beta != 0:
+        _fill_torch(result, c)
+    _launch(what, CALLER_VOUCHES, p, m, n, k, alpha, a.data_ptr(), sba, b.data_ptr(), sbb, beta,
+            result.data_ptr(), m * n if batch > 1 else 0, batch if batched else 0,
+            T.raw_stream(device))
+    return result

@@ -80,6 +80,20 @@ def plan(m, n, k, a_strides, b_strides, c_strides):
     return Plan(layout, op_a, lda, op_b, ldb, sc[layout])
 
 
+def row_major_op(rows, cols, s_row, s_col):
+    """(op, ld) of an operand (rows, cols >= 1) in a row-major plan, or None where it must be
+    copied: _op(storage(...), ROW_MAJOR) without the dict, for the per-call fast path."""
+    if (cols == 1 or s_col == 1) and (rows == 1 or s_row >= cols):
+        ld = s_row if rows > 1 else cols
+        if ld <= INT_MAX:
+            return OP_N, ld
+    if (rows == 1 or s_row == 1) and (cols == 1 or s_col >= rows):
+        ld = s_col if cols > 1 else rows
+        if ld <= INT_MAX:
+            return OP_T, ld
+    return None
+
+
 def _op(stored, layout):
     if not stored:
         return None, None

@@ -112,6 +112,14 @@ class Library:
                     "(include/sgemm/sgemm_c.h), or a build older than this package") from None
             fn.restype, fn.argtypes = restype, argtypes
             setattr(self, name[len("sgemm_"):], fn)
+        # The products again without argtypes, for the per-call path: ctypes converts a
+        # prototyped argument with a Python call each (about a microsecond for the 15), but
+        # passes an unprototyped int as C's int and a ctypes object as its type. The caller
+        # wraps pointers, floats and long longs (_core._launch).
+        self.gemm_unprototyped = cdll["sgemm_gemm"]
+        self.gemm_strided_batched_unprototyped = cdll["sgemm_gemm_strided_batched"]
+        self.gemm_unprototyped.restype = _c.c_int
+        self.gemm_strided_batched_unprototyped.restype = _c.c_int
 
     def error(self, code, what):
         """The exception for a failed status, with the library's sentence."""

@@ -8,7 +8,7 @@ sends an existing model's float32 CUDA matrix products to them.
     with sgemm_ladder.torch.fp32_matmul():   # or enable() ... disable()
         loss = model(x).sum(); loss.backward()
 
-The ops are torch.library.custom_op's (no aliasing, no mutation) with fake implementations
+The ops are torch.library ops (no aliasing, no mutation) with fake implementations
 (shape, dtype, device, C-contiguous strides), so torch.compile(fullgraph=True) traces them,
 and autograd formulas made of the same ops (grad_a = grad @ b^T, grad_b = a^T @ grad on
 transposed views, no copies): training stays FP32-accurate. They queue work on the current
@@ -40,27 +40,37 @@ def _need(ok, message):
         raise ValueError(f"sgemm_ladder: {message}")
 
 
-@torch.library.custom_op("sgemm_ladder::mm", mutates_args=())
-def mm(a: Tensor, b: Tensor) -> Tensor:
-    """a @ b at FP32 accuracy: float32 CUDA matrices, any strides."""
+# The ops through torch.library's lower layer: Library.define, a Python kernel for every
+# backend, register_fake and register_autograd. torch.library.custom_op would add per call a
+# wrapper that switches Dynamo off and on and an aliasing check: microseconds at every call.
+_lib = torch.library.Library("sgemm_ladder", "DEF")
+for _schema in ("mm(Tensor a, Tensor b) -> Tensor",
+                "addmm(Tensor c, Tensor a, Tensor b, float beta=1.0, float alpha=1.0) -> Tensor",
+                "bmm(Tensor a, Tensor b) -> Tensor"):
+    _lib.define(_schema, tags=(torch.Tag.pt2_compliant_tag,))
+
+
+def _mm_kernel(a, b):
     _need(a.dim() == 2 and b.dim() == 2, f"mm takes 2-D tensors, not {a.dim()}-D and {b.dim()}-D")
     return _core.gemm("mm", a, b, None, 1.0, 0.0, None)
 
 
-@torch.library.custom_op("sgemm_ladder::addmm", mutates_args=())
-def addmm(c: Tensor, a: Tensor, b: Tensor, beta: float = 1.0, alpha: float = 1.0) -> Tensor:
-    """beta c + alpha a @ b, c broadcast to the product's shape; beta == 0 ignores c."""
+def _addmm_kernel(c, a, b, beta=1.0, alpha=1.0):
     _need(a.dim() == 2 and b.dim() == 2,
           f"addmm takes 2-D a and b, not {a.dim()}-D and {b.dim()}-D")
     return _core.gemm("addmm", a, b, None, alpha, beta, None, c=c)
 
 
-@torch.library.custom_op("sgemm_ladder::bmm", mutates_args=())
-def bmm(a: Tensor, b: Tensor) -> Tensor:
-    """a @ b for batches of matrices (3-D, equal batch sizes), one strided-batched call."""
+def _bmm_kernel(a, b):
     _need(a.dim() == 3 and b.dim() == 3, f"bmm takes 3-D tensors, not {a.dim()}-D and {b.dim()}-D")
     _need(a.shape[0] == b.shape[0], f"bmm: batch sizes {a.shape[0]} and {b.shape[0]} differ")
     return _core.gemm("bmm", a, b, None, 1.0, 0.0, None, batched_only=True)
+
+
+# Every backend, as custom_op's: a CPU tensor gets the package's own TypeError.
+_lib.impl("mm", _mm_kernel, "CompositeExplicitAutograd")
+_lib.impl("addmm", _addmm_kernel, "CompositeExplicitAutograd")
+_lib.impl("bmm", _bmm_kernel, "CompositeExplicitAutograd")
 
 
 def _check_fake(a, b, dims):
@@ -74,30 +84,30 @@ def _check_fake(a, b, dims):
                          "multiplied")
 
 
-@mm.register_fake
+@torch.library.register_fake("sgemm_ladder::mm", lib=_lib)
 def _mm_fake(a, b):
     _check_fake(a, b, 2)
     return a.new_empty((a.shape[0], b.shape[1]))
 
 
-@addmm.register_fake
+@torch.library.register_fake("sgemm_ladder::addmm", lib=_lib)
 def _addmm_fake(c, a, b, beta=1.0, alpha=1.0):
     _check_fake(a, b, 2)
     return a.new_empty((a.shape[0], b.shape[1]))
 
 
-@bmm.register_fake
+@torch.library.register_fake("sgemm_ladder::bmm", lib=_lib)
 def _bmm_fake(a, b):
     _check_fake(a, b, 3)
     torch._check(a.shape[0] == b.shape[0], lambda: "sgemm_ladder: bmm batch sizes differ")
     return a.new_empty((a.shape[0], a.shape[1], b.shape[2]))
 
 
-# The ops as the dispatcher has them: what the backward formulas and the switch call (plain
-# OpOverloads, which torch.compile traces directly).
-_mm = torch.ops.sgemm_ladder.mm.default
-_addmm = torch.ops.sgemm_ladder.addmm.default
-_bmm = torch.ops.sgemm_ladder.bmm.default
+# The ops as the dispatcher has them: what users, the backward formulas and the switch call
+# (plain OpOverloads, which torch.compile traces directly).
+mm = _mm = torch.ops.sgemm_ladder.mm.default
+addmm = _addmm = torch.ops.sgemm_ladder.addmm.default
+bmm = _bmm = torch.ops.sgemm_ladder.bmm.default
 
 
 # ---- autograd: the backward is made of the same ops, on transposed views -------------------
@@ -143,15 +153,18 @@ def _bmm_backward(ctx, grad):
     return ga, gb
 
 
-mm.register_autograd(_mm_backward, setup_context=_save_ab)
-addmm.register_autograd(_addmm_backward, setup_context=_addmm_setup)
-bmm.register_autograd(_bmm_backward, setup_context=_save_ab)
+torch.library.register_autograd("sgemm_ladder::mm", _mm_backward, setup_context=_save_ab,
+                                lib=_lib)
+torch.library.register_autograd("sgemm_ladder::addmm", _addmm_backward,
+                                setup_context=_addmm_setup, lib=_lib)
+torch.library.register_autograd("sgemm_ladder::bmm", _bmm_backward, setup_context=_save_ab,
+                                lib=_lib)
 
 
 def matmul(a, b, alpha=1.0):
     """alpha a @ b through the ops (2-D or 3-D, as the fp32_matmul switch routes torch.matmul;
     other ranks: ValueError)."""
-    out = _matmul(a, b)
+    out = _matmul(a, b, _OPS)
     if out is None:
         raise ValueError(f"sgemm_ladder: matmul of {a.dim()}-D and {b.dim()}-D tensors "
                          f"{tuple(a.shape)} and {tuple(b.shape)} is not supported (2-D or 3-D)")
@@ -159,6 +172,29 @@ def matmul(a, b, alpha=1.0):
 
 
 # ---- the switch ----------------------------------------------------------------------------
+
+# What the switch calls: (mm, addmm, bmm) as ops, or their kernels straight, where neither
+# autograd nor a tracer needs the dispatcher (_direct), which saves its layers on every call.
+_OPS = (_mm, _addmm, _bmm)
+_KERNELS = (_mm_kernel, _addmm_kernel, _bmm_kernel)
+_PLAIN = (Tensor, torch.nn.Parameter)
+_is_compiling = torch.compiler.is_compiling
+_dispatch_modes = getattr(torch._C, "_len_torch_dispatch_stack", lambda: 1)
+
+
+def _direct(a, b, c=None):
+    """Whether the kernels may run without the dispatcher: not under torch.compile (checked
+    first: Dynamo folds it and traces nothing else here), no gradient wanted, plain tensors
+    (not fake, functional or other subclasses) and no TorchDispatchMode (make_fx, FakeTensorMode)
+    that must see the op."""
+    if _is_compiling():
+        return False
+    if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad or
+                                    (c is not None and c.requires_grad)):
+        return False
+    return (type(a) in _PLAIN and type(b) in _PLAIN and (c is None or type(c) in _PLAIN) and
+            not _dispatch_modes())
+
 
 def _ours(t):
     return isinstance(t, Tensor) and t.dtype == torch.float32 and t.is_cuda
@@ -168,34 +204,36 @@ def _pair(a, b):
     return _ours(a) and _ours(b) and a.device == b.device
 
 
-def _matmul(a, b):
-    """The ops for torch.matmul of 2-D/3-D operands, or None (not covered)."""
+def _matmul(a, b, ops):
+    """torch.matmul of 2-D/3-D operands through ops (mm, addmm, bmm), or None (not covered)."""
+    mm, _, bmm = ops
     da, db = a.dim(), b.dim()
     if da == 2 and db == 2:
-        return _mm(a, b)
+        return mm(a, b)
     if da == 3 and db == 3:
         if a.shape[0] == b.shape[0]:
-            return _bmm(a, b)
+            return bmm(a, b)
         if a.shape[0] == 1:
-            return _bmm(a.expand(b.shape[0], -1, -1), b)
+            return bmm(a.expand(b.shape[0], -1, -1), b)
         if b.shape[0] == 1:
-            return _bmm(a, b.expand(a.shape[0], -1, -1))
+            return bmm(a, b.expand(a.shape[0], -1, -1))
         return None
     if da == 3 and db == 2:  # fold the batch into M: one large product
-        return _mm(a.flatten(0, 1), b).view(a.shape[0], a.shape[1], b.shape[1])
+        return mm(a.flatten(0, 1), b).view(a.shape[0], a.shape[1], b.shape[1])
     if da == 2 and db == 3:
-        return _bmm(a.expand(b.shape[0], -1, -1), b)
+        return bmm(a.expand(b.shape[0], -1, -1), b)
     return None
 
 
-def _linear(x, w, bias):
+def _linear(x, w, bias, ops):
     if x.dim() < 2 or w.dim() != 2:
         return None
+    mm, addmm, _ = ops
     x2 = x.flatten(0, -2)
     if bias is None:
-        y = _mm(x2, w.t())
+        y = mm(x2, w.t())
     else:
-        y = _addmm(bias, x2, w.t(), 1.0, 1.0)
+        y = addmm(bias, x2, w.t(), 1.0, 1.0)
     return y.view(*x.shape[:-1], w.shape[0])
 
 
@@ -204,7 +242,7 @@ def _number(v):
 
 
 def _route(func, args, kwargs):
-    """The ops' result for a call the switch covers, or None."""
+    """The result for a call the switch covers, or None."""
     if kwargs.get("out") is not None or len(args) < 2:
         return None
     if func is torch.nn.functional.linear:
@@ -212,27 +250,32 @@ def _route(func, args, kwargs):
         bias = args[2] if len(args) > 2 else kwargs.get("bias")
         if not _pair(x, w) or (bias is not None and not (_ours(bias) and bias.device == x.device)):
             return None
-        return _linear(x, w, bias)
+        return _linear(x, w, bias, _KERNELS if _direct(x, w, bias) else _OPS)
     if func is torch.matmul or func is Tensor.matmul or func is Tensor.__matmul__:
         a, b = args[0], args[1]
-        return _matmul(a, b) if _pair(a, b) else None
+        if not _pair(a, b):
+            return None
+        return _matmul(a, b, _KERNELS if _direct(a, b) else _OPS)
     if func is torch.mm or func is Tensor.mm:
         a, b = args[0], args[1]
-        return _mm(a, b) if _pair(a, b) and a.dim() == 2 and b.dim() == 2 else None
+        if not (_pair(a, b) and a.dim() == 2 and b.dim() == 2):
+            return None
+        return (_mm_kernel if _direct(a, b) else _mm)(a, b)
     if func is torch.bmm or func is Tensor.bmm:
         a, b = args[0], args[1]
-        if _pair(a, b) and a.dim() == 3 and b.dim() == 3 and a.shape[0] == b.shape[0]:
-            return _bmm(a, b)
-        return None
+        if not (_pair(a, b) and a.dim() == 3 and b.dim() == 3 and a.shape[0] == b.shape[0]):
+            return None
+        return (_bmm_kernel if _direct(a, b) else _bmm)(a, b)
     if func is torch.addmm or func is Tensor.addmm:
         if len(args) < 3:
             return None
         c, a, b = args[0], args[1], args[2]
         beta, alpha = kwargs.get("beta", 1), kwargs.get("alpha", 1)
-        if (_pair(a, b) and _ours(c) and c.device == a.device and a.dim() == 2 and
+        if not (_pair(a, b) and _ours(c) and c.device == a.device and a.dim() == 2 and
                 b.dim() == 2 and _number(beta) and _number(alpha)):
-            return _addmm(c, a, b, float(beta), float(alpha))
-        return None
+            return None
+        return (_addmm_kernel if _direct(a, b, c) else _addmm)(c, a, b, float(beta),
+                                                                float(alpha))
     return None
 
 

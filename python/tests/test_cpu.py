@@ -111,6 +111,18 @@ class Plans(unittest.TestCase):
         self.assertEqual((p.layout, p.op_b, p.ldb, p.ldc), (ROW, N, 6, 6))
         self.assertIsNone(L.plan(4, 6, 5, (5, 1), (12, 2), (6, 1)).op_b)
 
+    def test_row_major_op_is_plans(self):
+        # the fast path's inlined storage: plan's own answer for every operand it can meet
+        values = (-3, 0, 1, 2, 3, 5, 7, 2**31)
+        for rows in (1, 2, 5):
+            for cols in (1, 3, 5):
+                for s_row in values:
+                    for s_col in values:
+                        op, ld = L._op(L.storage(rows, cols, s_row, s_col), ROW)
+                        self.assertEqual(L.row_major_op(rows, cols, s_row, s_col),
+                                         None if op is None else (op, ld),
+                                         (rows, cols, s_row, s_col))
+
     def test_output_not_blas_raises(self):
         with self.assertRaisesRegex(ValueError, "output .* not BLAS-compatible"):
             L.plan(4, 6, 5, (5, 1), (6, 1), (12, 2))
@@ -375,11 +387,13 @@ class StubCalls(unittest.TestCase):
         return [self.stub.stub_arg(i) for i in range(n)]
 
     def test_row_major(self):
-        a, b, c = FakeArray((4, 5), ptr=0x1000), FakeArray((5, 6), ptr=0x2000), FakeArray(
+        # pointers past 2^32, as device memory is: the unprototyped call passes them whole
+        a, b, c = FakeArray((4, 5), ptr=0x7f0000001000), FakeArray((5, 6), ptr=0x2000), FakeArray(
             (4, 6), ptr=0x3000)
         self.assertIs(sgemm_ladder.matmul(a, b, out=c, alpha=2.0, beta=0.5), c)
         self.assertEqual(self.stub.stub_which(), 1)
-        self.assertEqual(self.args(13), [ROW, N, N, 4, 6, 5, 0x1000, 5, 0x2000, 6, 0x3000, 6, 0])
+        self.assertEqual(self.args(13),
+                         [ROW, N, N, 4, 6, 5, 0x7f0000001000, 5, 0x2000, 6, 0x3000, 6, 0])
         self.assertEqual((self.stub.stub_farg(0), self.stub.stub_farg(1)), (2.0, 0.5))
         self.assertEqual(self.stub.stub_checks(), _library.CHECK_POINTERS)  # a bare CAI
 
@@ -393,8 +407,8 @@ class StubCalls(unittest.TestCase):
 
     def test_stream(self):
         a, b, c = FakeArray((4, 5)), FakeArray((5, 6)), FakeArray((4, 6))
-        sgemm_ladder.matmul(a, b, out=c, stream=0x5eed)
-        self.assertEqual(self.stub.stub_arg(12), 0x5eed)
+        sgemm_ladder.matmul(a, b, out=c, stream=0x5eed0000beef)
+        self.assertEqual(self.stub.stub_arg(12), 0x5eed0000beef)
 
         class TorchLikeStream:
             cuda_stream = 0xbeef
