@@ -1,7 +1,8 @@
 """Packs libsgemm_ladder.so beside the package when a built one is found, so that an installed
 sgemm_ladder finds its library without $SGEMM_LADDER_LIBRARY: $SGEMM_LADDER_LIBRARY if set,
-else ../build/libsgemm_ladder.so (the repository's build folder). Without one the package
-installs all the same and looks for the library at run time (sgemm_ladder/_library.py)."""
+else ../build/libsgemm_ladder.so (the repository's build folder), with libsgemm_jax_ffi.so (JAX's
+jit path) where it was built beside it. Without one the package installs all the same and
+looks for the library at run time (sgemm_ladder/_library.py)."""
 import os
 import shutil
 
@@ -10,6 +11,7 @@ from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NAME = "libsgemm_ladder.so"
+FFI_NAME = "libsgemm_jax_ffi.so"
 
 
 def built_library():
@@ -18,6 +20,14 @@ def built_library():
         if path and os.path.isfile(path):
             return os.path.realpath(path)
     return None
+
+
+def built_ffi_library(lib):
+    """The JAX FFI handler library built beside `lib` (CMake builds it where jax was
+    importable), or None."""
+    path = os.environ.get("SGEMM_JAX_FFI_LIBRARY") or os.path.join(os.path.dirname(lib),
+                                                                     FFI_NAME)
+    return os.path.realpath(path) if os.path.isfile(path) else None
 
 
 class BuildPyWithLibrary(build_py):
@@ -32,6 +42,10 @@ class BuildPyWithLibrary(build_py):
         os.makedirs(target, exist_ok=True)
         shutil.copy2(lib, os.path.join(target, NAME))
         print(f"sgemm_ladder: packed {lib}")
+        ffi = built_ffi_library(lib)
+        if ffi is not None:
+            shutil.copy2(ffi, os.path.join(target, FFI_NAME))
+            print(f"sgemm_ladder: packed {ffi} (sgemm_ladder.jax)")
 
 
 setup(cmdclass={"build_py": BuildPyWithLibrary})

@@ -11,6 +11,8 @@ Every call is asynchronous on the caller's current stream (torch's or CuPy's of 
 device; `stream=` for other arrays) and never synchronises the host. Strided operands are
 passed as they are (op T for a transposed view, the leading dimension for padded rows); only
 an operand with neither stride 1 (broadcast, negative or overlapping strides) is copied.
+Inside jax.jit, grad and vmap, matmul and bmm of JAX arrays are an XLA FFI custom call
+(sgemm_ladder.jax, libsgemm_jax_ffi.so); outside, JAX arrays pass through DLPack.
 Only the standard library is imported here; torch, CuPy and JAX when an array of theirs
 arrives. The library is loaded on the first call ($SGEMM_LADDER_LIBRARY, else a copy beside
 the package, else the repository's build/, else the loader's path).
@@ -38,6 +40,21 @@ def _torch_op_needed(a, b):
     return torch.is_grad_enabled() and (a.requires_grad or b.requires_grad)
 
 
+def _jax_traced(a, b):
+    """Whether a or b is a JAX tracer (inside jax.jit, grad, vmap): no memory to pass through
+    DLPack, so the call must be the FFI custom call (sgemm_ladder.jax)."""
+    jax = _sys.modules.get("jax")
+    return jax is not None and any(isinstance(x, jax.core.Tracer) for x in (a, b))
+
+
+def _jax_matmul(what, a, b, out, alpha, beta, stream):
+    if out is not None or alpha != 1 or beta != 0 or stream is not None:
+        raise TypeError(f"sgemm_ladder.{what}: inside jax.jit, grad or vmap only {what}(a, b) "
+                        "runs (no out, alpha, beta or stream); scale the result in JAX")
+    from . import jax as _jax
+    return _jax.matmul(a, b)
+
+
 def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, stream=None):
     """out = alpha a @ b + beta out, at FP32 accuracy. a, b: float32 device arrays, 2-D
     (M x K, K x N) or 3-D (a batch; a 2-D operand or a batch of one is shared by every
@@ -45,7 +62,11 @@ def matmul(a, b, out=None, *, alpha=1.0, beta=0.0, stream=None):
     device; beta must then be 0); otherwise out is written in place and returned. beta == 0
     never reads out (NaN there does not propagate); alpha == 0 reads neither a nor b.
     Torch tensors that need gradients, and calls inside torch.compile, go through the
-    differentiable custom ops (sgemm_ladder.torch)."""
+    differentiable custom ops (sgemm_ladder.torch); JAX tracers (inside jax.jit, grad, vmap)
+    through the FFI custom call (sgemm_ladder.jax.matmul: equal batch dimensions, no out,
+    alpha or beta)."""
+    if _jax_traced(a, b):
+        return _jax_matmul("matmul", a, b, out, alpha, beta, stream)
     if out is None and stream is None and beta == 0 and _torch_op_needed(a, b):
         from . import torch as _ops
         return _ops.matmul(a, b, alpha)
@@ -63,7 +84,12 @@ def addmm(c, a, b, *, alpha=1.0, beta=1.0, stream=None):
 
 def bmm(a, b, out=None, *, alpha=1.0, beta=0.0, stream=None):
     """matmul for two 3-D arrays (batch x M x K, batch x K x N), one
-    sgemm_gemm_strided_batched call; a batch of one (or a stride of 0) is shared."""
+    sgemm_gemm_strided_batched call; a batch of one (or a stride of 0) is shared. JAX tracers
+    go through sgemm_ladder.jax.matmul (equal batch sizes)."""
+    if _jax_traced(a, b):
+        if len(a.shape) != 3 or len(b.shape) != 3:
+            raise ValueError(f"sgemm_ladder.bmm: a {a.shape} and b {b.shape} must both be 3-D")
+        return _jax_matmul("bmm", a, b, out, alpha, beta, stream)
     if out is None and stream is None and beta == 0 and alpha == 1 and _torch_op_needed(a, b):
         from . import torch as _ops
         return _ops.bmm(a, b)
@@ -116,7 +142,7 @@ def release_workspace():
 
 
 def __getattr__(name):
-    if name == "torch":  # sgemm_ladder.torch without importing it first
+    if name in ("torch", "jax"):  # sgemm_ladder.torch, .jax without importing them first
         import importlib
-        return importlib.import_module(".torch", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'sgemm_ladder' has no attribute '{name}'")

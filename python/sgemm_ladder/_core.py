@@ -45,6 +45,10 @@ def _describe(x, name):
     if cupy is not None and isinstance(x, cupy.ndarray):
         return _from_cupy(x, name), None
     jax = _module("jax")
+    if jax is not None and isinstance(x, jax.core.Tracer):
+        raise TypeError(f"sgemm_ladder: {name} is a JAX tracer (inside jax.jit, grad or vmap), "
+                        "which has no memory to pass: use sgemm_ladder.matmul(a, b) or "
+                        "sgemm_ladder.jax.matmul there")
     if jax is not None and isinstance(x, jax.Array):
         return _from_dlpack(x, name), _to_jax
     cai = getattr(x, "__cuda_array_interface__", None)

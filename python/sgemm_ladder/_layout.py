@@ -138,6 +138,31 @@ class ArrayInterface(tuple):
     stream = property(lambda self: self[4])
 
 
+def dense_product_shape(a_shape, b_shape, what):
+    """The shape of a @ b for row-major dense operands of one rank >= 2 and the same leading
+    (batch) dimensions, no broadcasting (the JAX FFI handler's contract), or ValueError
+    naming `what`. Every size must fit the C ABI's int."""
+    a_shape, b_shape = tuple(a_shape), tuple(b_shape)
+    for shape, name in ((a_shape, "a"), (b_shape, "b")):
+        if len(shape) < 2:
+            raise ValueError(f"{what}: {name} has shape {shape}: 2-D (a matrix) or more "
+                             "(batches of matrices) only")
+    if len(a_shape) != len(b_shape) or a_shape[:-2] != b_shape[:-2]:
+        raise ValueError(f"{what}: the batch dimensions of a {a_shape} and b {b_shape} differ "
+                         "(no broadcasting: give both the same leading dimensions)")
+    if a_shape[-1] != b_shape[-2]:
+        raise ValueError(f"{what}: shapes {a_shape} and {b_shape} cannot be multiplied (a has "
+                         f"{a_shape[-1]} columns, b has {b_shape[-2]} rows)")
+    batch = 1
+    for d in a_shape[:-2]:
+        batch *= d
+    for size, label in ((a_shape[-2], "M"), (b_shape[-1], "N"), (a_shape[-1], "K"),
+                        (batch, "the batch")):
+        if size > INT_MAX:
+            raise ValueError(f"{what}: {label} = {size} does not fit the C ABI's int")
+    return a_shape[:-1] + b_shape[-1:]
+
+
 def contiguous_strides(shape):
     """C-contiguous element strides of `shape`."""
     strides, step = [], 1

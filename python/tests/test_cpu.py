@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The Python package without a GPU and without torch, CuPy or JAX (plain python3, unittest):
-the stride -> (layout, op, ld) mapping, __cuda_array_interface__ parsing, argument checks, the
-library's search and its not-found message, every ctypes call's arguments (through a stub
-library compiled here when a C compiler exists), the real library's statuses and sentences
-when it was built (skipped, saying so, when it was not), and python/bench_table.py.
+the stride -> (layout, op, ld) mapping, the JAX FFI call's shape checks,
+__cuda_array_interface__ parsing, argument checks, the library's search and its not-found
+message, every ctypes call's arguments (through a stub library compiled here when a C
+compiler exists), the real library's statuses and sentences when it was built (skipped,
+saying so, when it was not), and python/bench_table.py.
 
     python3 python/tests/test_cpu.py        # ctest: python.cpu
 """
@@ -139,6 +140,26 @@ class Plans(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "must not overlap"):
             L.batch_stride(7, 0, "out", shared_ok=False)
 
+
+
+class DenseProductShape(unittest.TestCase):
+    """The shapes sgemm_ladder.jax.matmul accepts, checked before XLA sees the custom call."""
+
+    def test_products(self):
+        self.assertEqual(L.dense_product_shape((257, 1025), (1025, 129), "f"), (257, 129))
+        self.assertEqual(L.dense_product_shape((3, 5, 0), (3, 0, 7), "f"), (3, 5, 7))
+        self.assertEqual(L.dense_product_shape((2, 3, 4, 5), (2, 3, 5, 6), "f"), (2, 3, 4, 6))
+
+    def test_refusals(self):
+        for a, b, message in (((4,), (4, 4), r"f: a has shape \(4,\): 2-D"),
+                              ((2, 3, 4), (4, 5), "batch dimensions .* differ"),
+                              ((2, 3, 4), (3, 4, 5), "batch dimensions .* differ"),
+                              ((3, 4), (5, 6), "cannot be multiplied .a has 4 columns, b has 5"),
+                              ((1, 2**31), (2**31, 1), "K = 2147483648 does not fit"),
+                              ((2**16, 2**15, 1, 1), (2**16, 2**15, 1, 1),
+                               "the batch = 2147483648 does not fit")):
+            with self.assertRaisesRegex(ValueError, message):
+                L.dense_product_shape(a, b, "f")
 
 class CudaArrayInterface(unittest.TestCase):
     def cai(self, **kw):

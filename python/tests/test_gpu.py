@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """The Python package on a GPU (unittest): results against float64 within FP32's componentwise
 bound on odd shapes, strided views, alpha/beta, Inf/NaN; batches; gradients; torch.compile;
-CUDA graphs; streams; a second GPU; CuPy and JAX round trips; errors with the library's
-sentence. Needs torch with CUDA and libsgemm_ladder.so ($SGEMM_LADDER_LIBRARY, else the
-package's search). Without them every test skips, saying why; with SGEMM_REQUIRE_GPU=1 that
-is a failure instead (as are a missing CuPy or JAX).
+CUDA graphs; streams; a second GPU; CuPy and JAX round trips; JAX inside jit, grad and vmap
+(the FFI custom call, libsgemm_jax_ffi.so); errors with the library's sentence. Needs torch
+with CUDA and libsgemm_ladder.so ($SGEMM_LADDER_LIBRARY, else the package's search). Without
+them every test skips, saying why; with SGEMM_REQUIRE_GPU=1 that is a failure instead (as are
+a missing CuPy, JAX or libsgemm_jax_ffi.so).
 
     SGEMM_LADDER_LIBRARY=build/libsgemm_ladder.so python3 python/tests/test_gpu.py
 """
@@ -521,6 +522,123 @@ class Jax(GpuTest):
         with self.assertRaisesRegex(TypeError, "immutable"):
             sgemm_ladder.matmul(a, b, out=c)
 
+
+
+class JaxJit(GpuTest):
+    """sgemm_ladder.jax: the one call as an XLA FFI custom call inside jax.jit, grad and vmap
+    (libsgemm_jax_ffi.so, built where jax was importable at configure time)."""
+
+    def setUp(self):
+        super().setUp()
+        try:
+            import jax
+            import jax.numpy as jnp
+            import numpy as np
+        except ImportError as e:
+            _absent(self, f"jax cannot be imported ({e})")
+        if not any(d.platform == "gpu" for d in jax.devices()):
+            _absent(self, "JAX sees no GPU")
+        import sgemm_ladder.jax as sj
+        try:
+            sj._register()
+        except sgemm_ladder.LibraryNotFound as e:
+            _absent(self, f"no JAX FFI handler library: {e}")
+        self.jax, self.jnp, self.np, self.sj = jax, jnp, np, sj
+        self.key = jax.random.PRNGKey(1234)
+
+    def uniform(self, *shape):
+        self.key, key = self.jax.random.split(self.key)
+        return self.jax.random.uniform(key, shape, self.jnp.float32, -1, 1)
+
+    def host(self, x):
+        """A JAX array as a CPU torch tensor (a host copy), for check()'s float64 reference."""
+        return torch.from_numpy(self.np.array(x))
+
+    def test_jit_odd_shapes(self):
+        f = self.jax.jit(self.sj.matmul)
+        for m, n, k in ((1, 1, 1), (257, 129, 1025), (129, 65, 33), (3, 1000, 1001)):
+            a, b = self.uniform(m, k), self.uniform(k, n)
+            c = f(a, b)
+            self.assertEqual((c.shape, c.dtype), ((m, n), self.jnp.float32))
+            self.check(self.host(c), self.host(a), self.host(b), what=f"jit {m}x{n}x{k}")
+
+    def test_jit_batches(self):
+        f = self.jax.jit(self.sj.matmul)
+        a, b = self.uniform(3, 257, 1025), self.uniform(3, 1025, 129)
+        self.check(self.host(f(a, b)), self.host(a), self.host(b), what="jit 3-D")
+        a4, b4 = self.uniform(2, 3, 129, 33), self.uniform(2, 3, 33, 65)
+        self.check(self.host(f(a4, b4)), self.host(a4), self.host(b4), what="jit 4-D")
+
+    def test_inside_a_larger_program(self):
+        jnp = self.jnp
+
+        @self.jax.jit
+        def f(a, b):  # a transposed operand: XLA lays it out row-major before the call
+            c = self.sj.matmul(a.T * 2, b)
+            return c, jnp.tanh(c)
+
+        a, b = self.uniform(1025, 257), self.uniform(1025, 129)
+        c, t = f(a, b)
+        self.check(self.host(c), self.host(a.T * 2), self.host(b), what="a.T * 2 @ b")
+        self.assertTrue(bool(jnp.allclose(t, jnp.tanh(c))), "the product used by XLA after")
+        # The package's own matmul and bmm route tracers to the custom call.
+        self.check(self.host(self.jax.jit(sgemm_ladder.matmul)(a.T, b)), self.host(a.T),
+                   self.host(b), what="sgemm_ladder.matmul under jit")
+        a3, b3 = self.uniform(2, 65, 33), self.uniform(2, 33, 17)
+        self.check(self.host(self.jax.jit(sgemm_ladder.bmm)(a3, b3)), self.host(a3),
+                   self.host(b3), what="sgemm_ladder.bmm under jit")
+
+    def test_zero_sizes(self):
+        f = self.jax.jit(self.sj.matmul)
+        jnp = self.jnp
+        c = f(jnp.ones((5, 0), jnp.float32), jnp.ones((0, 7), jnp.float32))
+        self.assertEqual(c.shape, (5, 7))
+        self.assertTrue(bool(jnp.all(c == 0)), "K = 0: an empty sum is 0")
+        c = f(jnp.ones((2, 5, 0), jnp.float32), jnp.ones((2, 0, 7), jnp.float32))
+        self.assertTrue(bool(jnp.all(c == 0)), "K = 0, batched")
+        self.assertEqual(f(jnp.ones((0, 3), jnp.float32), self.uniform(3, 7)).shape, (0, 7))
+        self.assertEqual(f(jnp.ones((0, 4, 3), jnp.float32),
+                           jnp.ones((0, 3, 7), jnp.float32)).shape, (0, 4, 7))
+
+    def test_grad(self):
+        jax = self.jax
+        for shape_a, shape_b in (((257, 1025), (1025, 129)), ((3, 129, 33), (3, 33, 65))):
+            a, b = self.uniform(*shape_a), self.uniform(*shape_b)
+            g = self.uniform(*(shape_a[:-1] + shape_b[-1:]))
+            loss = jax.jit(lambda x, y: (self.sj.matmul(x, y) * g).sum())
+            ga, gb = jax.jit(jax.grad(loss, argnums=(0, 1)))(a, b)
+            self.assertEqual((ga.shape, gb.shape), (a.shape, b.shape))
+            ha, hb, hg = self.host(a), self.host(b), self.host(g)
+            self.check(self.host(ga), hg, hb.transpose(-1, -2), what=f"grad a {shape_a}")
+            self.check(self.host(gb), ha.transpose(-1, -2), hg, what=f"grad b {shape_b}")
+
+    def test_vmap(self):
+        jax = self.jax
+        a, b = self.uniform(4, 129, 33), self.uniform(4, 33, 65)
+        c = jax.jit(jax.vmap(self.sj.matmul))(a, b)
+        self.check(self.host(c), self.host(a), self.host(b), what="vmap")
+        b2 = self.uniform(33, 65)  # unbatched: broadcast to the batch
+        c = jax.jit(jax.vmap(self.sj.matmul, in_axes=(0, None)))(a, b2)
+        self.check(self.host(c), self.host(a), self.host(b2).expand(4, 33, 65),
+                   what="vmap, b shared")
+
+    def test_errors(self):
+        jnp, np, sj = self.jnp, self.np, self.sj
+        with self.assertRaisesRegex(TypeError, "float64: the library multiplies float32"):
+            sj.matmul(np.ones((4, 4)), np.ones((4, 4), np.float32))
+        with self.assertRaisesRegex(TypeError, "int32: the library multiplies float32"):
+            self.jax.jit(sj.matmul)(jnp.ones((4, 4), jnp.int32), jnp.ones((4, 4), jnp.float32))
+        with self.assertRaisesRegex(ValueError, "cannot be multiplied"):
+            self.jax.jit(sj.matmul)(self.uniform(4, 5), self.uniform(6, 4))
+        with self.assertRaisesRegex(ValueError, "batch dimensions"):
+            sj.matmul(self.uniform(2, 4, 5), self.uniform(5, 4))
+        with self.assertRaisesRegex(TypeError, "JAX tracer"):
+            self.jax.jit(lambda c, a, b: sgemm_ladder.addmm(c, a, b))(
+                self.uniform(4), self.uniform(4, 4), self.uniform(4, 4))
+        k = (1 << 20) + 1  # beyond the library's limit: its sentence, through XLA's error
+        with self.assertRaisesRegex(Exception, r"K = 1048577 is larger than the limit 1048576"):
+            self.jax.block_until_ready(self.jax.jit(sj.matmul)(self.uniform(1, k),
+                                                               self.uniform(k, 1)))
 
 if __name__ == "__main__":
     if WHY is not None:
