@@ -9,7 +9,8 @@ For each square size (default 1024, 2048, 4096, 8192) and input distribution (un
 [-1, 1), normal, heavy-tailed (rand - 0.5) * exp(phi * randn) with phi = 2), on the same
 inputs: torch.matmul in IEEE FP32 (allow_tf32=False) and in TF32, JAX's jax.lax.dot with the
 presets TF32_TF32_F32_X3, BF16_BF16_F32_X6 and BF16_BF16_F32_X9 (a preset JAX refuses here is
-recorded with JAX's reason), sgemm_ladder.matmul and torch.ops.sgemm_ladder.mm. Time: the
+recorded with JAX's reason), sgemm_ladder.matmul, torch.ops.sgemm_ladder.mm and
+sgemm_ladder.jax.matmul inside jax.jit (through jax.ffi; where it is built). Time: the
 median of --reps timed blocks after warm-up, each block enough calls for about 25 ms; torch
 and ours by CUDA events on the current stream, JAX by wall clock to block_until_ready (its
 own streams). Error: max over C of |c - c64| / (u (|A| @ |B|)), u = 2^-24, c64 and |A| @ |B|
@@ -42,6 +43,7 @@ LABELS = {
     "jax_bf16_x9": "JAX dot, BF16_BF16_F32_X9",
     "sgemm_ladder": "sgemm_ladder.matmul",
     "sgemm_op": "torch.ops.sgemm_ladder.mm",
+    "sgemm_jax_jit": "sgemm_ladder.jax.matmul in jax.jit",
 }
 JAX_PRESETS = {"jax_tf32_x3": "TF32_TF32_F32_X3", "jax_bf16_x6": "BF16_BF16_F32_X6",
                "jax_bf16_x9": "BF16_BF16_F32_X9"}
@@ -146,7 +148,7 @@ def main():
     device = torch.device("cuda", torch.cuda.current_device())
     torch.manual_seed(0)
 
-    jax = None
+    jax = ours_in_jit = None
     skipped = []
     if not args.no_jax:
         try:
@@ -154,9 +156,16 @@ def main():
             import jax.dlpack  # noqa: F401
         except ImportError as e:
             jax = None
-            for m in JAX_PRESETS:
+            for m in list(JAX_PRESETS) + ["sgemm_jax_jit"]:
                 skipped.append({"method": m, "label": LABELS[m],
                                 "reason": f"jax cannot be imported ({e})"})
+    if jax is not None:
+        try:
+            import sgemm_ladder.jax
+            ours_in_jit = jax.jit(sgemm_ladder.jax.matmul)
+        except Exception as e:  # e.g. no libsgemm_jax_ffi.so in this build
+            skipped.append({"method": "sgemm_jax_jit", "label": LABELS["sgemm_jax_jit"],
+                            "reason": f"{type(e).__name__}: {str(e).splitlines()[0][:300]}"})
     context = {
         "gpu": torch.cuda.get_device_name(device), "driver": driver_version(),
         "cuda": torch.version.cuda, "torch": torch.__version__,
@@ -207,6 +216,10 @@ def main():
                         continue
                     ms = time_wall(lambda: f(ja, jb), args.reps)
                     record(method, ms, torch.from_dlpack(f(ja, jb)), "wall_block_until_ready")
+                if ours_in_jit is not None:  # the one call inside jax.jit (jax.ffi), timed alike
+                    ms = time_wall(lambda: ours_in_jit(ja, jb), args.reps)
+                    record("sgemm_jax_jit", ms, torch.from_dlpack(ours_in_jit(ja, jb)),
+                           "wall_block_until_ready")
                 ja = jb = None
             record("sgemm_ladder", time_events(lambda: sgemm_ladder.matmul(a, b), args.reps),
                    sgemm_ladder.matmul(a, b), "cuda_events")
