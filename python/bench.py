@@ -142,6 +142,8 @@ def main():
     p.add_argument("--phi", type=float, default=2.0, help="heavy-tailed inputs' phi")
     p.add_argument("--reps", type=int, default=7)
     p.add_argument("--no-jax", action="store_true", help="leave JAX out")
+    p.add_argument("--no-jax-ffi", action="store_true",
+                   help="leave out the one call inside jax.jit (JAX's presets stay)")
     args = p.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     dists = args.dists.split(",")
@@ -159,7 +161,7 @@ def main():
             for m in list(JAX_PRESETS) + ["sgemm_jax_jit"]:
                 skipped.append({"method": m, "label": LABELS[m],
                                 "reason": f"jax cannot be imported ({e})"})
-    if jax is not None:
+    if jax is not None and not args.no_jax_ffi:
         try:
             import sgemm_ladder.jax
             ours_in_jit = jax.jit(sgemm_ladder.jax.matmul)
