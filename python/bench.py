@@ -163,8 +163,8 @@ def main():
                                 "reason": f"jax cannot be imported ({e})"})
     if jax is not None and not args.no_jax_ffi:
         try:
-            import sgemm_ladder.jax
-            ours_in_jit = jax.jit(sgemm_ladder.jax.matmul)
+            from sgemm_ladder import jax as sgemm_jax  # not "import sgemm_ladder.jax": a local
+            ours_in_jit = jax.jit(sgemm_jax.matmul)
         except Exception as e:  # e.g. no libsgemm_jax_ffi.so in this build
             skipped.append({"method": "sgemm_jax_jit", "label": LABELS["sgemm_jax_jit"],
                             "reason": f"{type(e).__name__}: {str(e).splitlines()[0][:300]}"})
