@@ -18,7 +18,7 @@ endfunction()
 
 # What configuring reads, without build folders or anything else in the checkout.
 file(REMOVE_RECURSE ${WORK})
-foreach(entry CMakeLists.txt cmake include kernels library preload runner bench tests scripts)
+foreach(entry CMakeLists.txt cmake include kernels library preload python runner bench tests scripts)
   file(COPY ${ROOT}/${entry} DESTINATION ${WORK}/src PATTERN __pycache__ EXCLUDE)
 endforeach()
 
