@@ -221,6 +221,13 @@ __global__ void fill_matrix_kernel(float* m, int rows, int cols, int ld, Fill fi
       if (fill == Fill::scaled_column && midColumn) x = ldexpf(x, static_cast<int>(param));
       if (fill == Fill::scaled_row && midRow) x = ldexpf(x, static_cast<int>(param));
       if ((fill == Fill::zero_column && midColumn) || (fill == Fill::zero_row && midRow)) x = 0.f;
+      if (fill == Fill::k_scaled_columns || fill == Fill::k_scaled_rows) {
+        const int range = static_cast<int>(fabsf(param));
+        const uint64_t k = fill == Fill::k_scaled_columns ? col : row;
+        const int e =
+            static_cast<int>(splitmix64(k ^ 0x9E3779B97F4A7C15ull) % (2 * range + 1)) - range;
+        x = ldexpf(x, param < 0.f ? -e : e);
+      }
       if (fill == Fill::big_rows && (splitmix64(seed ^ row) & 1) &&
           col == splitmix64(seed + row) % static_cast<uint64_t>(cols))
         x *= 0x1p30f;

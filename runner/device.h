@@ -85,8 +85,13 @@ enum class Fill {
   zero_column,    // uniform, column cols / 2 zero
   zero_row,       // uniform, row rows / 2 zero
   exponents,      // +-[1, 2) 2^e, e a uniform whole number in [-param, param]
-  wide_range,     // +-2^e, e uniform in [-10, 10): magnitudes spanning 2^-10 .. 2^10
-  poison,         // NaN: an output that must be written, or an input that must not be read
+  // uniform, line k (a column, or a row) times 2^e_k, e_k a whole number in [-|param|, |param|]
+  // from a hash of k alone, so that A's columns and B's rows draw the same e_k (param < 0:
+  // 2^-e_k, the inverse scale)
+  k_scaled_columns,
+  k_scaled_rows,
+  wide_range,  // +-2^e, e uniform in [-10, 10): magnitudes spanning 2^-10 .. 2^10
+  poison,      // NaN: an output that must be written, or an input that must not be read
   // Exact mode's split inputs (check.h, ExactInputs::split): whole numbers w in [-1, 1], and
   // w (1 + 2^-11) where the index along K is even (A: K runs along the columns) or odd
   // (B: K runs along the rows), so that every product has one factor of 12 significant bits.

@@ -24,6 +24,8 @@ InputFill input_fill(const Inputs& inputs, bool a) {
       return a ? InputFill{Fill::scaled_column, x} : InputFill{Fill::zero_row, 0.f};
     case Distribution::span_b:
       return a ? InputFill{Fill::zero_column, 0.f} : InputFill{Fill::scaled_row, x};
+    case Distribution::k_scales:  // A: M x K, K along its columns; B: K x N, along its rows
+      return a ? InputFill{Fill::k_scaled_columns, x} : InputFill{Fill::k_scaled_rows, -x};
     case Distribution::big_column:
       return {a ? Fill::big_column : Fill::uniform, 0.f};
     case Distribution::big_rows:
@@ -48,6 +50,10 @@ InputFill transposed(InputFill f) {
       return {Fill::zero_row, f.param};
     case Fill::zero_row:
       return {Fill::zero_column, f.param};
+    case Fill::k_scaled_columns:
+      return {Fill::k_scaled_rows, f.param};
+    case Fill::k_scaled_rows:
+      return {Fill::k_scaled_columns, f.param};
     default:
       return f;
   }

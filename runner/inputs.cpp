@@ -30,7 +30,8 @@ constexpr WithParameter kParameterized[] = {
     {"phi", Distribution::phi, kMaxPhi, false},
     {"span", Distribution::span, kMaxExponent, true},
     {"span-b", Distribution::span_b, kMaxExponent, true},
-    {"exponents", Distribution::exponents, kMaxExponent, true}};
+    {"exponents", Distribution::exponents, kMaxExponent, true},
+    {"k-scales", Distribution::k_scales, kMaxExponent, true}};
 
 }  // namespace
 
@@ -84,7 +85,8 @@ std::string inputs_help() {
          "phi=X ((rand - 0.5) exp(X randn), 0 <= X <= 8), big-column (a column of A times "
          "2^30), big-rows (half the rows of A hold one element times 2^30), span=S (column K/2 "
          "of A times 2^S, row K/2 of B zero), span-b=S (the transpose), exponents=E (+-[1, 2) "
-         "2^e, e whole in [-E, E])";
+         "2^e, e whole in [-E, E]), k-scales=S (uniform; column k of A times 2^e_k, row k of B "
+         "times 2^-e_k, e_k whole in [-S, S])";
 }
 
 std::vector<Inputs> accuracy_inputs() {

@@ -21,6 +21,9 @@ enum class Distribution {
   span,       // span=S: uniform, column K/2 of A times 2^S, row K/2 of B zero
   span_b,     // span-b=S: uniform, row K/2 of B times 2^S, column K/2 of A zero
   exponents,  // exponents=E: +-[1, 2) 2^e, e a uniform whole number in [-E, E]
+  // k-scales=S: uniform, column k of A times 2^e_k and row k of B times 2^-e_k, e_k a whole
+  // number in [-S, S] drawn per k: the operands' scales vary along K, their products do not.
+  k_scales,
 };
 
 struct Inputs {
@@ -33,7 +36,7 @@ struct Inputs {
 };
 
 // "uniform", "grid", "normal", "phi=X" (0 <= X <= 8), "big-column", "big-rows", "span=S",
-// "span-b=S" (whole S, 0 <= S <= 60), "exponents=E" (whole E, 0 <= E <= 60); nullopt otherwise.
+// "span-b=S", "exponents=E", "k-scales=S" (whole, 0 to 60); nullopt otherwise.
 std::optional<Inputs> parse_inputs(const std::string& text);
 
 // "" when parse_inputs takes `text`; otherwise why not, in one short sentence: the range of a

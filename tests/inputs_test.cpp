@@ -11,9 +11,9 @@ namespace sgemm::testing {
 namespace {
 
 TEST(Inputs, EveryNameReadsBackAsItself) {
-  for (const char* name :
-       {"uniform", "grid", "normal", "phi=0", "phi=0.5", "phi=4", "phi=8", "big-column", "big-rows",
-        "span=0", "span=20", "span-b=16", "exponents=8", "exponents=60"}) {
+  for (const char* name : {"uniform", "grid", "normal", "phi=0", "phi=0.5", "phi=4", "phi=8",
+                           "big-column", "big-rows", "span=0", "span=20", "span-b=16",
+                           "exponents=8", "exponents=60", "k-scales=0", "k-scales=40"}) {
     const std::optional<Inputs> in = parse_inputs(name);
     ASSERT_TRUE(in.has_value()) << name;
     EXPECT_EQ(in->name(), name);
@@ -26,8 +26,9 @@ TEST(Inputs, TheDefaultIsFullPrecisionUniform) {
 }
 
 TEST(Inputs, BadNamesAndParametersAreRefused) {
-  for (const char* name : {"", "Uniform", "phi", "phi=", "phi=-1", "phi=8.5", "phi=x", "phi=1x",
-                           "span=1.5", "span=61", "exponents=-2", "normal=1", "wide_range"})
+  for (const char* name :
+       {"", "Uniform", "phi", "phi=", "phi=-1", "phi=8.5", "phi=x", "phi=1x", "span=1.5", "span=61",
+        "exponents=-2", "normal=1", "wide_range", "k-scales", "k-scales=61", "k-scales=2.5"})
     EXPECT_FALSE(parse_inputs(name).has_value()) << name;
 }
 

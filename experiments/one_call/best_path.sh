@@ -12,7 +12,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT/best_path"
-inputs="uniform normal phi=0.5 phi=1 phi=2 phi=4 exponents=16 span=16 big-column big-rows"
+inputs="uniform normal phi=0.5 phi=1 phi=2 phi=4 exponents=16 exponents=40 span=16 big-column big-rows
+  k-scales=10 k-scales=20"
 for in in $inputs; do
   build-gpu/sgemm_bench --rungs 15,16,18 --sizes 4096,8192 --inputs "$in" --block-ms "${BLOCK_MS:-100}" \
     --check random --benchmark_format=console --benchmark_out="$OUT/best_path/$in.json" \
