@@ -76,9 +76,7 @@ struct Device {
   ~Device() { cudaFree(p); }
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
-  void put(const std::vector<T>& host) {
-    CUDA_CHECK(cudaMemcpy(p, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
-  }
+  void put(const std::vector<T>& host) { upload(p, host.data(), host.size() * sizeof(T)); }
   std::vector<T> get() const {
     std::vector<T> host(n);
     CUDA_CHECK(cudaMemcpy(host.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));

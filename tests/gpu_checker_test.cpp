@@ -33,7 +33,7 @@ TEST_F(GpuChecker, CatchesAPlantedWrongElement) {
   float value = 0;
   CUDA_CHECK(cudaMemcpy(&value, element, sizeof value, cudaMemcpyDeviceToHost));
   const float wrong = value + 1;  // one doubled or dropped whole-number term
-  CUDA_CHECK(cudaMemcpy(element, &wrong, sizeof wrong, cudaMemcpyHostToDevice));
+  upload(element, &wrong, sizeof wrong);
 
   Comparison c = compare_exact(b);
   EXPECT_FALSE(c.pass);

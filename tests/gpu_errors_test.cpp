@@ -99,15 +99,14 @@ TEST_F(GpuErrors, TheApiScalesCItselfWhenAlphaIsZero) {
   for (size_t i = 0; i < b.size(); ++i) b[i] = i % 3 ? -inf : kNaN;
   for (size_t i = 0; i < c0.size(); ++i) c0[i] = float(int(i % 7) - 3) * 0.75f;
   DeviceBuffer A(a.size()), B(b.size()), C(c0.size());
-  CUDA_CHECK(cudaMemcpy(A.get(), a.data(), a.size() * sizeof(float), cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(B.get(), b.data(), b.size() * sizeof(float), cudaMemcpyHostToDevice));
+  upload(A.get(), a.data(), a.size() * sizeof(float));
+  upload(B.get(), b.data(), b.size() * sizeof(float));
   const int rung = rungs().front().number;  // any rung: none of them runs
   for (float beta : {0.f, 1.f, 0.5f, -2.f, 0.3f}) {
     SCOPED_TRACE("beta=" + std::to_string(beta));
     std::vector<float> start = c0;
     if (beta == 0.f) start.assign(start.size(), kNaN);  // not read either
-    CUDA_CHECK(
-        cudaMemcpy(C.get(), start.data(), start.size() * sizeof(float), cudaMemcpyHostToDevice));
+    upload(C.get(), start.data(), start.size() * sizeof(float));
     std::string why;
     ASSERT_EQ(launch(rung, M, N, K, 0.f, A.get(), K, B.get(), N, beta, C.get(), N,
                      harness_->stream(), &why),

@@ -72,10 +72,10 @@ void expect_semantics_as_cublas(Harness& harness, const Operation& op, Run run) 
       DeviceBuffer a(in.A.size() + p.offset.a), b(in.B.size() + p.offset.b),
           got_c(in.C0.size() + p.offset.c), ref_c(in.C0.size());
       float *A = a.get() + p.offset.a, *B = b.get() + p.offset.b, *C = got_c.get() + p.offset.c;
-      CUDA_CHECK(cudaMemcpy(A, in.A.data(), in.A.size() * 4, cudaMemcpyHostToDevice));
-      CUDA_CHECK(cudaMemcpy(B, in.B.data(), in.B.size() * 4, cudaMemcpyHostToDevice));
-      CUDA_CHECK(cudaMemcpy(C, in.C0.data(), in.C0.size() * 4, cudaMemcpyHostToDevice));
-      CUDA_CHECK(cudaMemcpy(ref_c.get(), in.C0.data(), in.C0.size() * 4, cudaMemcpyHostToDevice));
+      upload(A, in.A.data(), in.A.size() * 4);
+      upload(B, in.B.data(), in.B.size() * 4);
+      upload(C, in.C0.data(), in.C0.size() * 4);
+      upload(ref_c.get(), in.C0.data(), in.C0.size() * 4);
       std::string why;
       ASSERT_EQ(run(s, p, A, B, C, &why), Status::ok) << why;
       harness.cublas(Precision::fp32, op, gemm_of(p, A, B, ref_c.get()));
@@ -361,7 +361,7 @@ TEST_F(CublasWrapper, BitwiseEqualToGemm) {
 TEST_F(CublasWrapper, DevicePointerMode) {
   const float scalars[2] = {0.75f, -0.5f};
   DeviceBuffer on_device(2);
-  CUDA_CHECK(cudaMemcpy(on_device.get(), scalars, sizeof scalars, cudaMemcpyHostToDevice));
+  upload(on_device.get(), scalars, sizeof scalars);
   Matrices m(Shape{65, 33, 47, 0, 0, 0, Operation{Layout::col_major, Op::T, Op::N}},
              harness_->stream());
   const Shape& s = m.s;

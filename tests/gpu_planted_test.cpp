@@ -93,10 +93,8 @@ cudaError_t run_on_changed(RungId rung, const Change& change, const Gemm& g, cud
   change(a, false);
   change(b, true);
   DeviceBuffer da(a.values.size()), db(b.values.size());
-  CUDA_CHECK(cudaMemcpy(da.get(), a.values.data(), a.values.size() * sizeof(float),
-                        cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(db.get(), b.values.data(), b.values.size() * sizeof(float),
-                        cudaMemcpyHostToDevice));
+  upload(da.get(), a.values.data(), a.values.size() * sizeof(float));
+  upload(db.get(), b.values.data(), b.values.size() * sizeof(float));
   Gemm changed = g;
   changed.A = da.get(), changed.B = db.get();
   std::string why;
@@ -128,8 +126,7 @@ cudaError_t run_normwise(RungId rung, const Gemm& g, cudaStream_t stream) {
       const double error = std::fabs(g.alpha) * u * std::sqrt(rowNorms[i] * columnNorms[j]);
       c.at(i, j) += static_cast<float>((i + j) % 2 ? error : -error);
     }
-  CUDA_CHECK(
-      cudaMemcpy(g.C, c.values.data(), c.values.size() * sizeof(float), cudaMemcpyHostToDevice));
+  upload(g.C, c.values.data(), c.values.size() * sizeof(float));
   return status == Status::ok ? cudaSuccess : cudaErrorUnknown;
 }
 

@@ -90,8 +90,8 @@ TEST_F(Precisions, ErrorAgainstFp64MatchesAHostComputation) {
   got[ldc - 1] = kNaN;  // padding: never read
   DeviceBuffer C(got.size()), C64(2 * exact.size());
   double* c64 = reinterpret_cast<double*>(C64.get());
-  CUDA_CHECK(cudaMemcpy(C.get(), got.data(), got.size() * 4, cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(c64, exact.data(), exact.size() * 8, cudaMemcpyHostToDevice));
+  upload(C.get(), got.data(), got.size() * 4);
+  upload(c64, exact.data(), exact.size() * 8);
   const ErrorVsFp64 e = error_vs_fp64(C.get(), c64, M, N, ldc, harness_->stream());
   EXPECT_NEAR(e.rel_frobenius, std::sqrt(diff2 / ref2), 1e-12);
   EXPECT_NEAR(e.max_rel, worst, 1e-12);
@@ -99,7 +99,7 @@ TEST_F(Precisions, ErrorAgainstFp64MatchesAHostComputation) {
 
   // NaN in the result shows in both numbers.
   const float nan = kNaN;
-  CUDA_CHECK(cudaMemcpy(C.get() + 5, &nan, 4, cudaMemcpyHostToDevice));
+  upload(C.get() + 5, &nan, 4);
   const ErrorVsFp64 bad = error_vs_fp64(C.get(), c64, M, N, ldc, harness_->stream());
   EXPECT_TRUE(std::isnan(bad.rel_frobenius));
   EXPECT_TRUE(std::isnan(bad.max_rel));

@@ -44,7 +44,7 @@ struct OnDevice {
   float* at;
   OnDevice(const std::vector<float>& host, int offset) : buffer(host.size() + offset) {
     at = buffer.get() + offset;
-    CUDA_CHECK(cudaMemcpy(at, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
+    upload(at, host.data(), host.size() * sizeof(float));
   }
 };
 

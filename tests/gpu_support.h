@@ -19,6 +19,16 @@ namespace sgemm::testing {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
+// Host data to the device, landed before anything runs after it. cudaMemcpy from pageable memory
+// may return while its DMA is still on the way (the runtime's "API synchronization behavior"),
+// and the legacy default stream it runs on does not order the cudaStreamNonBlocking streams the
+// harness and some tests launch on: a kernel there could read the old contents. (The probable
+// cause of rung 6's one failure on an H200, every element wrong: experiments/surfaces/README.md.)
+inline void upload(void* device, const void* host, size_t bytes) {
+  CUDA_CHECK(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaDeviceSynchronize());
+}
+
 // SGEMM_REQUIRE_GPU=1 (scripts/gpu-session sets it): a GPU test that would skip fails.
 inline bool gpu_required() {
   const char* value = std::getenv("SGEMM_REQUIRE_GPU");
