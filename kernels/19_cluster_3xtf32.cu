@@ -1,0 +1,409 @@
+// Rung 19: small problems on tensor cores. Rung 17 brought 128^3 to 512^3 past cuBLAS with
+// FFMA by cutting K across the blocks of a cluster, so that a problem of few tiles fills the
+// GPU, and adding the slices' partial tiles in rank order through distributed shared memory.
+// The tensor-core rungs could not follow there: rung 15 pays a pre-pass or a second kernel to
+// sum its slices. Here rung 13's arithmetic meets rung 17's cluster:
+//
+//  - 3xTF32 on mma.sync (rung 13): each operand split into TF32 big and small parts as a fragment
+//    is read, three products a step, small ones first, into a fresh partial sum that FADD adds to
+//    the accumulator.
+//  - 64 x 64 tiles of C, 8 warps of 32 x 16: a small problem has many tiles.
+//  - K cut into the cluster's `ranks` slices (rung 17); each block writes its partial tile to
+//    its own shared memory, and each rank finishes 1/ranks of the tile's rows, adding the
+//    slices in rank order: one launch, no workspace, bitwise the same on every run.
+//  - No flag pass: each thread tests the elements it reads for what the tensor cores cannot
+//    answer (Inf, NaN, near FLT_MAX, below 2^-114), the warps' flags meet in shared memory, the
+//    ranks' in the sum, and the guard path (rung 13's fp32_dot) redoes those elements.
+//
+// Every shape and alignment (rung 13's copies: 16 bytes where aligned, else 4), K >= 16.
+// Clusters and distributed shared memory are Hopper's: sm_90a code.
+// Needs: sm_90a   (cmake/ladder.cmake finds this line: CMakeLists.txt builds the file for it)
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "entries.h"          // launch_batched, launch_config
+#include "hopper/hopper.cuh"  // smem_addr, the cluster's barriers, DSMEM loads
+#include "launchers.h"        // Gemm, and the one launcher signature every rung shares
+#include "runtime/batch.h"    // Batch: a batch's problems, the grid's z
+#include "runtime/device.h"   // the shared-memory opt-in, the Hopper check
+
+namespace sgemm::cluster_3xtf32 {
+
+// ---- Rung 13's pieces: copies, the split, the guard test, the guard path, mma.sync.
+
+// 16 bytes, global to shared: the first `valid` floats are read, the rest zero. L2 only (.cg).
+__device__ __forceinline__ void copy16(float* dst, const float* src, int valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(hopper::smem_addr(dst)),
+               "l"(__cvta_generic_to_global(src)), "r"(valid * 4)
+               : "memory");
+}
+
+// 4 bytes: *src if `valid`, else zero.
+__device__ __forceinline__ void copy4(float* dst, const float* src, bool valid) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(hopper::smem_addr(dst)),
+               "l"(__cvta_generic_to_global(src)), "r"(valid ? 4 : 0)
+               : "memory");
+}
+
+__device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+
+template <int kPending>
+__device__ __forceinline__ void wait_pending() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+__device__ __forceinline__ uint32_t to_tf32(float x) {
+  uint32_t r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return r;
+}
+
+// x = big + small (rung 13's split): big = tf32(x), small = tf32(x - big).
+__device__ __forceinline__ void split_tf32(float x, uint32_t& big, uint32_t& small) {
+  big = to_tf32(x);
+  small = to_tf32(x - __uint_as_float(big & 0xffffe000u));
+}
+
+constexpr float kSmallestExactSplit = 0x1p-114f;
+constexpr float kTf32RoundsToInf = 0x1.ffep127f;
+
+// Inf, NaN, big rounding to Inf, or nonzero below kSmallestExactSplit: the guard path's.
+__device__ __forceinline__ bool needs_guard(float x) {
+  const float magnitude = fabsf(x);
+  return !(magnitude < kTf32RoundsToInf) || (magnitude != 0.f && magnitude < kSmallestExactSplit);
+}
+
+// The guard path: C's element (row, col) summed again in plain FP32 on the CUDA cores.
+__device__ float fp32_dot(const float* A, int lda, const float* B, int ldb, int K, int row,
+                          int col) {
+  float sum = 0.f;
+#pragma unroll 1
+  for (int k = 0; k < K; ++k)
+    sum = fmaf(A[static_cast<std::size_t>(row) * lda + k],
+               B[static_cast<std::size_t>(k) * ldb + col], sum);
+  return sum;
+}
+
+// d += p q: p (16 x 8, row, k) TF32, q (8 x 8, k, col) TF32, d (16 x 8) FP32. Lane (g = l/4,
+// t = l%4): p = P(g,t), P(g+8,t), P(g,t+4), P(g+8,t+4); q = Q(t,g), Q(t+4,g);
+// d = D(g,2t), D(g,2t+1), D(g+8,2t), D(g+8,2t+1).
+__device__ __forceinline__ void mma_m16n8k8(float (&d)[4], const uint32_t (&p)[4],
+                                            const uint32_t (&q)[2]) {
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(p[0]), "r"(p[1]), "r"(p[2]), "r"(p[3]), "r"(q[0]), "r"(q[1]));
+}
+
+// ---- The tile.
+
+// 64 x 64 of C a block, 8 warps of WM x WN = 32 x 16 (a 2 x 4 grid), stages of BK = 32 k in a
+// ring of 3. As (BM, BK + 4) and Bs (BK, BN + 8): a fragment's 32 lanes hit 32 banks.
+// (experiments/rung19: on an H200 these warps beat 4 of 32 x 32 at 128^3 to 512^3.)
+struct Tile {
+  static constexpr int BM = 64, BN = 64, BK = 32, WM = 32, WN = 16, STAGES = 3;
+  static constexpr int kWarps = (BM / WM) * (BN / WN), kThreads = kWarps * 32;
+  static constexpr int MI = WM / 16, NI = WN / 8;  // m16 and n8 mma tiles of a warp
+  static constexpr int kStrideA = BK + 4, kStrideB = BN + 8;
+  static constexpr int kFloatsA = BM * kStrideA, kFloatsB = BK * kStrideB;
+  static constexpr int kPitch = BN + 4;  // the partial tile P (BM, kPitch), in the ring: a
+                                         // row's flag at P[r][BN], the columns' after P
+  static constexpr int kSharedBytes = STAGES * (kFloatsA + kFloatsB) * 4;
+  static constexpr int kMinBlocks = 2;  // blocks an SM holds: at most 128 registers a thread
+  static constexpr int kLoadsA = BM * BK / 4 / kThreads;  // 16-byte chunks a thread a stage
+  static constexpr int kLoadsB = BK * BN / 4 / kThreads;
+  static_assert(BM * kPitch + BN <= STAGES * (kFloatsA + kFloatsB), "P and flags fit the ring");
+  static_assert(kLoadsA * kThreads * 4 == BM * BK && kLoadsB * kThreads * 4 == BK * BN,
+                "the threads copy the tiles in whole passes");
+  static_assert(BM % 32 == 0, "every rank of a cluster of up to 16 finishes whole rows");
+};
+
+// Block (x, y) of a cluster of `ranks` blocks along y: tile x of C (64 x 64 tiles, row by
+// row) over slice y of K, [y * kSlice, min(K, (y + 1) * kSlice)); kSlice a multiple of BK.
+// kBatched: blockIdx.z picks the problem of `batch`.
+template <bool kAlignedA, bool kAlignedB, bool kBatched>
+__global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocks)
+    sgemm_cluster_3xtf32(int M, int N, int K, int kSlice, float alpha, const float* A, int lda,
+                         const float* B, int ldb, float beta, float* C, int ldc,
+                         runtime::Batch batch) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  __trap();  // compiled out (SGEMM_NO_SM90A): the launcher never starts this kernel
+#else
+  using T = Tile;
+  constexpr int BM = T::BM, BN = T::BN, BK = T::BK;
+  if constexpr (kBatched) runtime::select_problem(batch, A, B, C);
+  extern __shared__ float4 shared[];
+  float* ring = reinterpret_cast<float*>(shared);
+  // As[s][r * kStrideA + k] = A[blockRow + r][k0 + k]   (BM, BK)
+  // Bs[s][k * kStrideB + c] = B[k0 + k][blockCol + c]   (BK, BN)
+  auto As = [&](int s) { return ring + s * T::kFloatsA; };
+  auto Bs = [&](int s) { return ring + T::STAGES * T::kFloatsA + s * T::kFloatsB; };
+
+  const int tilesN = (N + BN - 1) / BN;
+  const int blockRow = blockIdx.x / tilesN * BM, blockCol = blockIdx.x % tilesN * BN;
+  const int ranks = static_cast<int>(gridDim.y), rank = static_cast<int>(blockIdx.y);
+  const int kBegin = rank * kSlice, kEnd = min(K, kBegin + kSlice);
+  const int steps = kEnd > kBegin ? (kEnd - kBegin + BK - 1) / BK : 0;
+
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
+  const int wr = warp / (BN / T::WN) * T::WM, wc = warp % (BN / T::WN) * T::WN;
+
+  // Stage s of this slice into buffer `buf`, zero past K and N; rows of A past M repeat row
+  // M - 1 (their results are not stored).
+  auto fetch = [&](int s, int buf) {
+    const int k0 = kBegin + s * BK;
+#pragma unroll
+    for (int l = 0; l < T::kLoadsA; ++l) {
+      const int i = tid + l * T::kThreads, r = i / (BK / 4), k = i % (BK / 4) * 4;
+      const float* row = A + static_cast<std::size_t>(min(blockRow + r, M - 1)) * lda;
+      float* dst = As(buf) + r * T::kStrideA + k;
+      if constexpr (kAlignedA) {
+        const int valid = min(max(kEnd - (k0 + k), 0), 4);
+        copy16(dst, row + (valid ? k0 + k : 0), valid);
+      } else {
+#pragma unroll
+        for (int q = 0; q < 4; ++q) copy4(dst + q, row + min(k0 + k + q, K - 1), k0 + k + q < kEnd);
+      }
+    }
+#pragma unroll
+    for (int l = 0; l < T::kLoadsB; ++l) {
+      const int i = tid + l * T::kThreads, k = i / (BN / 4), c = i % (BN / 4) * 4;
+      const int rowB = k0 + k, colB = blockCol + c;
+      float* dst = Bs(buf) + k * T::kStrideB + c;
+      if constexpr (kAlignedB) {
+        const int valid = rowB < kEnd ? min(max(N - colB, 0), 4) : 0;
+        copy16(dst, B + (valid ? static_cast<std::size_t>(rowB) * ldb + colB : 0), valid);
+      } else {
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          const bool valid = rowB < kEnd && colB + q < N;
+          copy4(dst + q, B + (valid ? static_cast<std::size_t>(rowB) * ldb + colB + q : 0), valid);
+        }
+      }
+    }
+  };
+
+  float acc[T::MI][T::NI][4] = {};
+  // Flags of what this thread read: bit 2mi + h, row g + 8h of m-tile mi; bit ni, column g of ni.
+  uint32_t rowsSeen = 0, colsSeen = 0;
+#pragma unroll
+  for (int s = 0; s < T::STAGES - 1; ++s) {
+    if (s < steps) fetch(s, s);
+    commit();
+  }
+  for (int s = 0; s < steps; ++s) {
+    wait_pending<T::STAGES - 2>();
+    __syncthreads();  // stage s has landed for everyone; the buffer of stage s-1 is free
+    if (s + T::STAGES - 1 < steps) fetch(s + T::STAGES - 1, (s + T::STAGES - 1) % T::STAGES);
+    commit();
+    const float* as = As(s % T::STAGES);
+    const float* bs = Bs(s % T::STAGES);
+#pragma unroll
+    for (int k8 = 0; k8 < BK; k8 += 8) {
+      uint32_t aBig[T::MI][4], aSmall[T::MI][4], bBig[T::NI][2], bSmall[T::NI][2];
+#pragma unroll
+      for (int mi = 0; mi < T::MI; ++mi) {
+        const float* a = as + (wr + mi * 16 + g) * T::kStrideA + k8 + t;
+        const float v[4] = {a[0], a[8 * T::kStrideA], a[4], a[8 * T::kStrideA + 4]};
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          split_tf32(v[e], aBig[mi][e], aSmall[mi][e]);
+          if (needs_guard(v[e])) rowsSeen |= 1u << (2 * mi + e % 2);
+        }
+      }
+#pragma unroll
+      for (int ni = 0; ni < T::NI; ++ni) {
+        const float* b = bs + (k8 + t) * T::kStrideB + wc + ni * 8 + g;
+        const float v[2] = {b[0], b[4 * T::kStrideB]};
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          split_tf32(v[e], bBig[ni][e], bSmall[ni][e]);
+          if (needs_guard(v[e])) colsSeen |= 1u << ni;
+        }
+      }
+#pragma unroll
+      for (int mi = 0; mi < T::MI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < T::NI; ++ni) {
+          float part[4] = {0.f, 0.f, 0.f, 0.f};  // small products first, then big x big
+          mma_m16n8k8(part, aSmall[mi], bBig[ni]);
+          mma_m16n8k8(part, aBig[mi], bSmall[ni]);
+          mma_m16n8k8(part, aBig[mi], bBig[ni]);
+#pragma unroll
+          for (int e = 0; e < 4; ++e) acc[mi][ni][e] += part[e];
+        }
+    }
+  }
+  wait_pending<0>();
+  __syncthreads();  // the ring is read: it holds the partial tile from here
+
+  // The partial tile P (BM, kPitch): this slice's sums; P[r][BN] row r's flag, and after P
+  // column c's, 1 where this slice read an input the tensor cores cannot answer.
+  float* P = ring;
+  float* colFlags = ring + BM * T::kPitch;
+  if (tid < BM) P[tid * T::kPitch + BN] = 0.f;
+  if (tid < BN) colFlags[tid] = 0.f;
+  __syncthreads();  // zeroed before any thread sets a flag
+  // The four lanes of a group read one row's (one column's) k in turn: their flags together.
+  rowsSeen |= __shfl_xor_sync(0xffffffffu, rowsSeen, 1);
+  rowsSeen |= __shfl_xor_sync(0xffffffffu, rowsSeen, 2);
+  colsSeen |= __shfl_xor_sync(0xffffffffu, colsSeen, 1);
+  colsSeen |= __shfl_xor_sync(0xffffffffu, colsSeen, 2);
+  if (t == 0) {
+#pragma unroll
+    for (int i = 0; i < 2 * T::MI; ++i)
+      if (rowsSeen >> i & 1) P[(wr + i / 2 * 16 + g + i % 2 * 8) * T::kPitch + BN] = 1.f;
+#pragma unroll
+    for (int ni = 0; ni < T::NI; ++ni)
+      if (colsSeen >> ni & 1) colFlags[wc + ni * 8 + g] = 1.f;
+  }
+#pragma unroll
+  for (int mi = 0; mi < T::MI; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < T::NI; ++ni) {
+      const int r = wr + mi * 16 + g, c = wc + ni * 8 + 2 * t;
+      *reinterpret_cast<float2*>(&P[r * T::kPitch + c]) =
+          make_float2(acc[mi][ni][0], acc[mi][ni][1]);
+      *reinterpret_cast<float2*>(&P[(r + 8) * T::kPitch + c]) =
+          make_float2(acc[mi][ni][2], acc[mi][ni][3]);
+    }
+  hopper::cluster_sync_shared();  // every rank's P and flags are written and visible
+
+  // Rank r finishes rows [r, r + 1) * BM / ranks of the tile, a float4 at a time: the ranks'
+  // sums in rank order (rank 0's as it is: -0 stays -0), a row or column flagged by any rank,
+  // then alpha, beta and the guard path, where the flags or a sum not finite say.
+  const int first = rank * BM / ranks, rows = (rank + 1) * BM / ranks - first;
+  for (int q = tid; q < rows * (BN / 4); q += T::kThreads) {
+    const int r = first + q / (BN / 4), c = q % (BN / 4) * 4;
+    const unsigned sums = hopper::smem_addr(&P[r * T::kPitch + c]);
+    const unsigned rowFlag = hopper::smem_addr(&P[r * T::kPitch + BN]);
+    const unsigned colFlag = hopper::smem_addr(&colFlags[c]);
+    float4 s = hopper::load_dsmem(hopper::map_rank(sums, 0));
+    float rowFlagged = hopper::load_dsmem(hopper::map_rank(rowFlag, 0)).x;
+    float4 colFlagged = hopper::load_dsmem(hopper::map_rank(colFlag, 0));
+    for (int z = 1; z < ranks; ++z) {
+      const float4 p = hopper::load_dsmem(hopper::map_rank(sums, z));
+      s.x += p.x, s.y += p.y, s.z += p.z, s.w += p.w;
+      rowFlagged += hopper::load_dsmem(hopper::map_rank(rowFlag, z)).x;
+      const float4 f = hopper::load_dsmem(hopper::map_rank(colFlag, z));
+      colFlagged.x += f.x, colFlagged.y += f.y, colFlagged.z += f.z, colFlagged.w += f.w;
+    }
+    const int row = blockRow + r;
+    if (row >= M) continue;
+    float* out = C + static_cast<std::size_t>(row) * ldc;
+    const float v4[4] = {s.x, s.y, s.z, s.w};
+    const float flags4[4] = {colFlagged.x, colFlagged.y, colFlagged.z, colFlagged.w};
+#pragma unroll
+    for (int h = 0; h < 4; ++h) {
+      const int col = blockCol + c + h;
+      if (col >= N) continue;
+      float v = v4[h];
+      if (rowFlagged != 0.f || flags4[h] != 0.f || !isfinite(v))
+        v = fp32_dot(A, lda, B, ldb, K, row, col);
+      out[col] = beta == 0.f ? alpha * v : alpha * v + beta * out[col];  // beta 0: C not read
+    }
+  }
+  hopper::cluster_sync_relaxed();  // no block exits while another may still read its memory
+#endif  // sm_90a
+}
+
+// ---- The launcher.
+
+// Blocks of a cluster: 8 portable, 16 with the opt-in (as rung 17).
+constexpr int kMaxRanks = 16;
+
+// The cluster's size for a problem of `tiles` tiles and `steps` stages of K: the most, a power
+// of two, whose blocks fill the GPU at most once, each slice at least one stage
+// (experiments/rung19, H200: the fastest were 4 at 128^3, 4 at 256^3 (8: 12% slower), 2 at
+// 512^3, 1-2 at 1024^3).
+int ranks_for(long long tiles, int steps, int sms) {
+  int ranks = 1;
+  while (ranks * 2 <= kMaxRanks && tiles * ranks * 2 <= sms && steps >= ranks * 2) ranks *= 2;
+  return ranks;
+}
+
+inline bool aligned(const void* p, int bytes) {
+  return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
+}
+
+template <bool kBatched>
+cudaError_t run(const Gemm& g, int ranks, const runtime::Batch& batch, int problems,
+                cudaStream_t stream) {
+  const long long tiles =
+      static_cast<long long>((g.M + Tile::BM - 1) / Tile::BM) * ((g.N + Tile::BN - 1) / Tile::BN);
+  if (tiles > 0x7fffffff || ranks < 1 || ranks > kMaxRanks) return cudaErrorInvalidValue;
+  const int steps = (g.K + Tile::BK - 1) / Tile::BK;
+  const int kSlice = (steps + ranks - 1) / ranks * Tile::BK;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(ranks),
+                        static_cast<unsigned>(problems));
+  config.blockDim = dim3(Tile::kThreads);
+  config.dynamicSmemBytes = Tile::kSharedBytes;
+  config.stream = stream;
+  cudaLaunchAttribute cluster = {};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = 1;
+  cluster.val.clusterDim.y = static_cast<unsigned>(ranks);
+  cluster.val.clusterDim.z = 1;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  auto start = [&](auto alignedA, auto alignedB) {
+    constexpr auto kernel =
+        sgemm_cluster_3xtf32<decltype(alignedA)::value, decltype(alignedB)::value, kBatched>;
+    cudaError_t err = runtime::allow_shared_bytes<kernel>(Tile::kSharedBytes);
+    if (err == cudaSuccess && ranks > 8)
+      err = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    if (err != cudaSuccess) return err;
+    err = cudaLaunchKernelEx(&config, kernel, g.M, g.N, g.K, kSlice, g.alpha, g.A, g.lda, g.B,
+                             g.ldb, g.beta, g.C, g.ldc, batch);
+    return err != cudaSuccess ? err : cudaGetLastError();
+  };
+  const bool a16 = aligned(g.A, 16) && g.lda % 4 == 0 && !batch.A && batch.strideA % 4 == 0;
+  const bool b16 = aligned(g.B, 16) && g.ldb % 4 == 0 && !batch.B && batch.strideB % 4 == 0;
+  return a16 ? (b16 ? start(std::true_type{}, std::true_type{})
+                    : start(std::true_type{}, std::false_type{}))
+             : (b16 ? start(std::false_type{}, std::true_type{})
+                    : start(std::false_type{}, std::false_type{}));
+}
+
+// Below this K three TF32 products miss FP32's componentwise bound (rung 13's kMinK).
+constexpr int kMinK = 16;
+
+cudaError_t launch_config(int ranks, const Gemm& gemm, cudaStream_t stream) {
+  const cudaError_t err = runtime::require_sm90();
+  return err != cudaSuccess ? err : run<false>(gemm, ranks, runtime::Batch{}, 1, stream);
+}
+
+cudaError_t launch_batched(const Gemm& g, const runtime::Batch& batch, int problems,
+                           cudaStream_t stream) {
+  cudaError_t err = runtime::require_sm90();
+  if (err != cudaSuccess) return err;
+  if (problems < 1 || problems > runtime::kMaxGridZ || g.K < kMinK) return cudaErrorInvalidValue;
+  int sms = 0;
+  err = runtime::multiprocessors(&sms);
+  if (err != cudaSuccess) return err;
+  const long long tiles = static_cast<long long>((g.M + Tile::BM - 1) / Tile::BM) *
+                          ((g.N + Tile::BN - 1) / Tile::BN) * problems;
+  return run<true>(g, ranks_for(tiles, (g.K + Tile::BK - 1) / Tile::BK, sms), batch, problems,
+                   stream);
+}
+
+runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream) {
+  cudaError_t err = runtime::require_sm90();
+  if (err != cudaSuccess) return err;
+  if (gemm.K >= 1 && gemm.K < kMinK)
+    return runtime::LaunchAnswer::hand_on(FallbackReason::shape_unsuitable);
+  int sms = 0;
+  err = runtime::multiprocessors(&sms);
+  if (err != cudaSuccess) return err;
+  const long long tiles = static_cast<long long>((gemm.M + Tile::BM - 1) / Tile::BM) *
+                          ((gemm.N + Tile::BN - 1) / Tile::BN);
+  return run<false>(gemm, ranks_for(tiles, (gemm.K + Tile::BK - 1) / Tile::BK, sms),
+                    runtime::Batch{}, 1, stream);
+}
+
+}  // namespace sgemm::cluster_3xtf32
