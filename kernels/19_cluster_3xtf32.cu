@@ -11,9 +11,10 @@
 //  - K cut into the cluster's `ranks` slices (rung 17); each block writes its partial tile to
 //    its own shared memory, and each rank finishes 1/ranks of the tile's rows, adding the
 //    slices in rank order: one launch, no workspace, bitwise the same on every run.
-//  - No flag pass: each thread tests the elements it reads for what the tensor cores cannot
-//    answer (Inf, NaN, near FLT_MAX, below 2^-114), the warps' flags meet in shared memory, the
-//    ranks' in the sum, and the guard path (rung 13's fp32_dot) redoes those elements.
+//  - No flag pass: as a stage lands, each thread tests the elements it copied for what the
+//    tensor cores cannot answer (Inf, NaN, near FLT_MAX, below 2^-114), once a block, not once
+//    a warp that reads them; the threads' flags meet in the block's bit masks, the ranks' in the
+//    sum, and the guard path (rung 13's fp32_dot) redoes the flagged rows and columns.
 //
 // Every shape and alignment (rung 13's copies: 16 bytes where aligned, else 4), K >= 16.
 // Clusters and distributed shared memory are Hopper's: sm_90a code.
@@ -68,13 +69,15 @@ __device__ __forceinline__ void split_tf32(float x, uint32_t& big, uint32_t& sma
   small = to_tf32(x - __uint_as_float(big & 0xffffe000u));
 }
 
-constexpr float kSmallestExactSplit = 0x1p-114f;
-constexpr float kTf32RoundsToInf = 0x1.ffep127f;
+// The bits of |x| order as the magnitudes do: 0x1.ffep127 (the first to round to Inf in TF32)
+// and 0x1p-114 (kSmallestExactSplit) as bits.
+constexpr uint32_t kRoundsToInfBits = 0x7f7ff000u, kSmallestExactSplitBits = 0x06800000u;
 
-// Inf, NaN, big rounding to Inf, or nonzero below kSmallestExactSplit: the guard path's.
+// Inf, NaN, big rounding to Inf, or nonzero below 2^-114: the guard path's. Two integer tests
+// (0 < m < tiny is m - 1 < tiny - 1, unsigned).
 __device__ __forceinline__ bool needs_guard(float x) {
-  const float magnitude = fabsf(x);
-  return !(magnitude < kTf32RoundsToInf) || (magnitude != 0.f && magnitude < kSmallestExactSplit);
+  const uint32_t m = __float_as_uint(x) & 0x7fffffffu;
+  return m >= kRoundsToInfBits || m - 1u < kSmallestExactSplitBits - 1u;
 }
 
 // The guard path: C's element (row, col) summed again in plain FP32 on the CUDA cores.
@@ -110,20 +113,21 @@ struct Tile {
   static constexpr int MI = WM / 16, NI = WN / 8;  // m16 and n8 mma tiles of a warp
   static constexpr int kStrideA = BK + 4, kStrideB = BN + 8;
   static constexpr int kFloatsA = BM * kStrideA, kFloatsB = BK * kStrideB;
-  static constexpr int kPitch = BN + 4;  // the partial tile P (BM, kPitch), in the ring: a
-                                         // row's flag at P[r][BN], the columns' after P
+  static constexpr int kPitch = BN + 4;  // the partial tile P (BM, kPitch), in the ring
   static constexpr int kSharedBytes = STAGES * (kFloatsA + kFloatsB) * 4;
   static constexpr int kMinBlocks = 2;  // blocks an SM holds: at most 128 registers a thread
   static constexpr int kLoadsA = BM * BK / 4 / kThreads;  // 16-byte chunks a thread a stage
   static constexpr int kLoadsB = BK * BN / 4 / kThreads;
-  static_assert(BM * kPitch + BN <= STAGES * (kFloatsA + kFloatsB), "P and flags fit the ring");
+  static_assert(BM * kPitch <= STAGES * (kFloatsA + kFloatsB), "P fits the ring");
+  static_assert(BM == 64 && BN == 64, "a row's and a column's flags: one bit of a 64-bit mask");
+  static_assert(kThreads % (BN / 4) == 0, "a thread copies the same columns of B every pass");
   static_assert(kLoadsA * kThreads * 4 == BM * BK && kLoadsB * kThreads * 4 == BK * BN,
                 "the threads copy the tiles in whole passes");
   static_assert(BM % 32 == 0, "every rank of a cluster of up to 16 finishes whole rows");
 };
 
 // Block (x, y) of a cluster of `ranks` blocks along y: tile x of C (64 x 64 tiles, row by
-// row) over slice y of K, [y * kSlice, min(K, (y + 1) * kSlice)); kSlice a multiple of BK.
+// row) over slice y of K, [y * kSlice, min(K, (y + 1) * kSlice)); kSlice a multiple of 4.
 // kBatched: blockIdx.z picks the problem of `batch`.
 template <bool kAlignedA, bool kAlignedB, bool kBatched>
 __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocks)
@@ -142,6 +146,9 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocks)
   // Bs[s][k * kStrideB + c] = B[k0 + k][blockCol + c]   (BK, BN)
   auto As = [&](int s) { return ring + s * T::kFloatsA; };
   auto Bs = [&](int s) { return ring + T::STAGES * T::kFloatsA + s * T::kFloatsB; };
+  // The rows (bits 0-63) and columns (64-127) of the tile whose inputs this block read and the
+  // tensor cores cannot answer.
+  __shared__ uint4 flagged;
 
   const int tilesN = (N + BN - 1) / BN;
   const int blockRow = blockIdx.x / tilesN * BM, blockCol = blockIdx.x % tilesN * BN;
@@ -151,45 +158,65 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocks)
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
   const int wr = warp / (BN / T::WN) * T::WM, wc = warp % (BN / T::WN) * T::WN;
+  if (tid == 0) flagged = make_uint4(0, 0, 0, 0);
 
+  // The chunks of 4 floats this thread copies each stage: of A, row tid / 8 + 32 l at k
+  // tid % 8 * 4; of B, row k tid / 16 + 16 l at columns tid % 16 * 4 + [0, 4).
+  auto chunkA = [&](int l) { return tid + l * T::kThreads; };
   // Stage s of this slice into buffer `buf`, zero past K and N; rows of A past M repeat row
   // M - 1 (their results are not stored).
   auto fetch = [&](int s, int buf) {
     const int k0 = kBegin + s * BK;
 #pragma unroll
     for (int l = 0; l < T::kLoadsA; ++l) {
-      const int i = tid + l * T::kThreads, r = i / (BK / 4), k = i % (BK / 4) * 4;
+      const int i = chunkA(l), r = i / (BK / 4), k = i % (BK / 4) * 4;
       const float* row = A + static_cast<std::size_t>(min(blockRow + r, M - 1)) * lda;
       float* dst = As(buf) + r * T::kStrideA + k;
+      const int valid = min(max(kEnd - (k0 + k), 0), 4);  // floats of the chunk in the slice
       if constexpr (kAlignedA) {
-        const int valid = min(max(kEnd - (k0 + k), 0), 4);
         copy16(dst, row + (valid ? k0 + k : 0), valid);
       } else {
 #pragma unroll
-        for (int q = 0; q < 4; ++q) copy4(dst + q, row + min(k0 + k + q, K - 1), k0 + k + q < kEnd);
+        for (int q = 0; q < 4; ++q) copy4(dst + q, q < valid ? row + k0 + k + q : row, q < valid);
       }
     }
 #pragma unroll
     for (int l = 0; l < T::kLoadsB; ++l) {
-      const int i = tid + l * T::kThreads, k = i / (BN / 4), c = i % (BN / 4) * 4;
+      const int i = chunkA(l), k = i / (BN / 4), c = i % (BN / 4) * 4;
       const int rowB = k0 + k, colB = blockCol + c;
       float* dst = Bs(buf) + k * T::kStrideB + c;
+      const int valid = rowB < kEnd ? min(max(N - colB, 0), 4) : 0;
+      const float* src = B + (valid ? static_cast<std::size_t>(rowB) * ldb + colB : 0);
       if constexpr (kAlignedB) {
-        const int valid = rowB < kEnd ? min(max(N - colB, 0), 4) : 0;
-        copy16(dst, B + (valid ? static_cast<std::size_t>(rowB) * ldb + colB : 0), valid);
+        copy16(dst, src, valid);
       } else {
 #pragma unroll
-        for (int q = 0; q < 4; ++q) {
-          const bool valid = rowB < kEnd && colB + q < N;
-          copy4(dst + q, B + (valid ? static_cast<std::size_t>(rowB) * ldb + colB + q : 0), valid);
-        }
+        for (int q = 0; q < 4; ++q) copy4(dst + q, q < valid ? src + q : src, q < valid);
       }
+    }
+  };
+  // Flags of the chunks this thread copied into buffer `buf` (landed: its own copies): bit l of
+  // rowsSeen, row tid / 8 + 32 l; bit q of colsSeen, column tid % 16 * 4 + q.
+  uint32_t rowsSeen = 0, colsSeen = 0;
+  auto test = [&](int buf) {
+#pragma unroll
+    for (int l = 0; l < T::kLoadsA; ++l) {
+      const int i = chunkA(l);
+      const float4 v =
+          *reinterpret_cast<const float4*>(As(buf) + i / (BK / 4) * T::kStrideA + i % (BK / 4) * 4);
+      rowsSeen |= (needs_guard(v.x) | needs_guard(v.y) | needs_guard(v.z) | needs_guard(v.w)) << l;
+    }
+#pragma unroll
+    for (int l = 0; l < T::kLoadsB; ++l) {
+      const int i = chunkA(l);
+      const float4 v =
+          *reinterpret_cast<const float4*>(Bs(buf) + i / (BN / 4) * T::kStrideB + i % (BN / 4) * 4);
+      colsSeen |=
+          needs_guard(v.x) | needs_guard(v.y) << 1 | needs_guard(v.z) << 2 | needs_guard(v.w) << 3;
     }
   };
 
   float acc[T::MI][T::NI][4] = {};
-  // Flags of what this thread read: bit 2mi + h, row g + 8h of m-tile mi; bit ni, column g of ni.
-  uint32_t rowsSeen = 0, colsSeen = 0;
 #pragma unroll
   for (int s = 0; s < T::STAGES - 1; ++s) {
     if (s < steps) fetch(s, s);
@@ -198,6 +225,7 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocks)
   for (int s = 0; s < steps; ++s) {
     wait_pending<T::STAGES - 2>();
     __syncthreads();  // stage s has landed for everyone; the buffer of stage s-1 is free
+    test(s % T::STAGES);
     if (s + T::STAGES - 1 < steps) fetch(s + T::STAGES - 1, (s + T::STAGES - 1) % T::STAGES);
     commit();
     const float* as = As(s % T::STAGES);
@@ -208,22 +236,16 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocks)
 #pragma unroll
       for (int mi = 0; mi < T::MI; ++mi) {
         const float* a = as + (wr + mi * 16 + g) * T::kStrideA + k8 + t;
-        const float v[4] = {a[0], a[8 * T::kStrideA], a[4], a[8 * T::kStrideA + 4]};
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          split_tf32(v[e], aBig[mi][e], aSmall[mi][e]);
-          if (needs_guard(v[e])) rowsSeen |= 1u << (2 * mi + e % 2);
-        }
+        split_tf32(a[0], aBig[mi][0], aSmall[mi][0]);
+        split_tf32(a[8 * T::kStrideA], aBig[mi][1], aSmall[mi][1]);
+        split_tf32(a[4], aBig[mi][2], aSmall[mi][2]);
+        split_tf32(a[8 * T::kStrideA + 4], aBig[mi][3], aSmall[mi][3]);
       }
 #pragma unroll
       for (int ni = 0; ni < T::NI; ++ni) {
         const float* b = bs + (k8 + t) * T::kStrideB + wc + ni * 8 + g;
-        const float v[2] = {b[0], b[4 * T::kStrideB]};
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          split_tf32(v[e], bBig[ni][e], bSmall[ni][e]);
-          if (needs_guard(v[e])) colsSeen |= 1u << ni;
-        }
+        split_tf32(b[0], bBig[ni][0], bSmall[ni][0]);
+        split_tf32(b[4 * T::kStrideB], bBig[ni][1], bSmall[ni][1]);
       }
 #pragma unroll
       for (int mi = 0; mi < T::MI; ++mi)
@@ -241,26 +263,12 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocks)
   wait_pending<0>();
   __syncthreads();  // the ring is read: it holds the partial tile from here
 
-  // The partial tile P (BM, kPitch): this slice's sums; P[r][BN] row r's flag, and after P
-  // column c's, 1 where this slice read an input the tensor cores cannot answer.
+  // The partial tile P (BM, kPitch): this slice's sums. The flags into `flagged` (rarely set).
   float* P = ring;
-  float* colFlags = ring + BM * T::kPitch;
-  if (tid < BM) P[tid * T::kPitch + BN] = 0.f;
-  if (tid < BN) colFlags[tid] = 0.f;
-  __syncthreads();  // zeroed before any thread sets a flag
-  // The four lanes of a group read one row's (one column's) k in turn: their flags together.
-  rowsSeen |= __shfl_xor_sync(0xffffffffu, rowsSeen, 1);
-  rowsSeen |= __shfl_xor_sync(0xffffffffu, rowsSeen, 2);
-  colsSeen |= __shfl_xor_sync(0xffffffffu, colsSeen, 1);
-  colsSeen |= __shfl_xor_sync(0xffffffffu, colsSeen, 2);
-  if (t == 0) {
 #pragma unroll
-    for (int i = 0; i < 2 * T::MI; ++i)
-      if (rowsSeen >> i & 1) P[(wr + i / 2 * 16 + g + i % 2 * 8) * T::kPitch + BN] = 1.f;
-#pragma unroll
-    for (int ni = 0; ni < T::NI; ++ni)
-      if (colsSeen >> ni & 1) colFlags[wc + ni * 8 + g] = 1.f;
-  }
+  for (int l = 0; l < T::kLoadsA; ++l)
+    if (rowsSeen >> l & 1) atomicOr(&flagged.x + l, 1u << chunkA(0) / (BK / 4));
+  if (colsSeen) atomicOr(&flagged.z + tid % (BN / 4) / 8, colsSeen << tid % 8 * 4);
 #pragma unroll
   for (int mi = 0; mi < T::MI; ++mi)
 #pragma unroll
@@ -273,36 +281,36 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocks)
     }
   hopper::cluster_sync_shared();  // every rank's P and flags are written and visible
 
+  // The flags of every rank: bit r of rowFlags, row r of the tile; bit c of colFlags, column c.
+  uint64_t rowFlags = 0, colFlags = 0;
+  for (int z = 0; z < ranks; ++z) {
+    const float4 f = hopper::load_dsmem(hopper::map_rank(hopper::smem_addr(&flagged), z));
+    rowFlags |= __float_as_uint(f.x) | uint64_t{__float_as_uint(f.y)} << 32;
+    colFlags |= __float_as_uint(f.z) | uint64_t{__float_as_uint(f.w)} << 32;
+  }
   // Rank r finishes rows [r, r + 1) * BM / ranks of the tile, a float4 at a time: the ranks'
-  // sums in rank order (rank 0's as it is: -0 stays -0), a row or column flagged by any rank,
-  // then alpha, beta and the guard path, where the flags or a sum not finite say.
+  // sums in rank order (rank 0's as it is: -0 stays -0), then alpha, beta and the guard path,
+  // where a flag or a sum not finite says.
   const int first = rank * BM / ranks, rows = (rank + 1) * BM / ranks - first;
   for (int q = tid; q < rows * (BN / 4); q += T::kThreads) {
     const int r = first + q / (BN / 4), c = q % (BN / 4) * 4;
     const unsigned sums = hopper::smem_addr(&P[r * T::kPitch + c]);
-    const unsigned rowFlag = hopper::smem_addr(&P[r * T::kPitch + BN]);
-    const unsigned colFlag = hopper::smem_addr(&colFlags[c]);
     float4 s = hopper::load_dsmem(hopper::map_rank(sums, 0));
-    float rowFlagged = hopper::load_dsmem(hopper::map_rank(rowFlag, 0)).x;
-    float4 colFlagged = hopper::load_dsmem(hopper::map_rank(colFlag, 0));
     for (int z = 1; z < ranks; ++z) {
       const float4 p = hopper::load_dsmem(hopper::map_rank(sums, z));
       s.x += p.x, s.y += p.y, s.z += p.z, s.w += p.w;
-      rowFlagged += hopper::load_dsmem(hopper::map_rank(rowFlag, z)).x;
-      const float4 f = hopper::load_dsmem(hopper::map_rank(colFlag, z));
-      colFlagged.x += f.x, colFlagged.y += f.y, colFlagged.z += f.z, colFlagged.w += f.w;
     }
     const int row = blockRow + r;
     if (row >= M) continue;
     float* out = C + static_cast<std::size_t>(row) * ldc;
     const float v4[4] = {s.x, s.y, s.z, s.w};
-    const float flags4[4] = {colFlagged.x, colFlagged.y, colFlagged.z, colFlagged.w};
+    const bool rowFlagged = rowFlags >> r & 1;
 #pragma unroll
     for (int h = 0; h < 4; ++h) {
       const int col = blockCol + c + h;
       if (col >= N) continue;
       float v = v4[h];
-      if (rowFlagged != 0.f || flags4[h] != 0.f || !isfinite(v))
+      if (rowFlagged || colFlags >> (c + h) & 1 || !isfinite(v))
         v = fp32_dot(A, lda, B, ldb, K, row, col);
       out[col] = beta == 0.f ? alpha * v : alpha * v + beta * out[col];  // beta 0: C not read
     }
@@ -315,14 +323,19 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocks)
 
 // Blocks of a cluster: 8 portable, 16 with the opt-in (as rung 17).
 constexpr int kMaxRanks = 16;
+// A slice of K is a whole number of these: half a stage, so that 128^3 can take 8 slices.
+constexpr int kSliceUnit = 16;
 
-// The cluster's size for a problem of `tiles` tiles and `steps` stages of K: the most, a power
-// of two, whose blocks fill the GPU at most once, each slice at least one stage
-// (experiments/rung19, H200: the fastest were 4 at 128^3, 4 at 256^3 (8: 12% slower), 2 at
-// 512^3, 1-2 at 1024^3).
-int ranks_for(long long tiles, int steps, int sms) {
+int slice_of(int K, int ranks) {
+  return (K + ranks * kSliceUnit - 1) / (ranks * kSliceUnit) * kSliceUnit;
+}
+
+// The cluster's size for a problem of `tiles` tiles: the most, a power of two, whose blocks fill
+// the GPU at most once, each slice at least kSliceUnit deep.
+int ranks_for(long long tiles, int K, int sms) {
   int ranks = 1;
-  while (ranks * 2 <= kMaxRanks && tiles * ranks * 2 <= sms && steps >= ranks * 2) ranks *= 2;
+  while (ranks * 2 <= kMaxRanks && tiles * ranks * 2 <= sms && K >= ranks * 2 * kSliceUnit)
+    ranks *= 2;
   return ranks;
 }
 
@@ -336,8 +349,7 @@ cudaError_t run(const Gemm& g, int ranks, const runtime::Batch& batch, int probl
   const long long tiles =
       static_cast<long long>((g.M + Tile::BM - 1) / Tile::BM) * ((g.N + Tile::BN - 1) / Tile::BN);
   if (tiles > 0x7fffffff || ranks < 1 || ranks > kMaxRanks) return cudaErrorInvalidValue;
-  const int steps = (g.K + Tile::BK - 1) / Tile::BK;
-  const int kSlice = (steps + ranks - 1) / ranks * Tile::BK;
+  const int kSlice = slice_of(g.K, ranks);
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(ranks),
                         static_cast<unsigned>(problems));
@@ -388,8 +400,7 @@ cudaError_t launch_batched(const Gemm& g, const runtime::Batch& batch, int probl
   if (err != cudaSuccess) return err;
   const long long tiles = static_cast<long long>((g.M + Tile::BM - 1) / Tile::BM) *
                           ((g.N + Tile::BN - 1) / Tile::BN) * problems;
-  return run<true>(g, ranks_for(tiles, (g.K + Tile::BK - 1) / Tile::BK, sms), batch, problems,
-                   stream);
+  return run<true>(g, ranks_for(tiles, g.K, sms), batch, problems, stream);
 }
 
 runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream) {
@@ -402,8 +413,7 @@ runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream) {
   if (err != cudaSuccess) return err;
   const long long tiles = static_cast<long long>((gemm.M + Tile::BM - 1) / Tile::BM) *
                           ((gemm.N + Tile::BN - 1) / Tile::BN);
-  return run<false>(gemm, ranks_for(tiles, (gemm.K + Tile::BK - 1) / Tile::BK, sms),
-                    runtime::Batch{}, 1, stream);
+  return run<false>(gemm, ranks_for(tiles, gemm.K, sms), runtime::Batch{}, 1, stream);
 }
 
 }  // namespace sgemm::cluster_3xtf32
