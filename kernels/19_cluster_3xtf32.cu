@@ -281,25 +281,39 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocks)
     }
   hopper::cluster_sync_shared();  // every rank's P and flags are written and visible
 
-  // The flags of every rank: bit r of rowFlags, row r of the tile; bit c of colFlags, column c.
-  uint64_t rowFlags = 0, colFlags = 0;
-  for (int z = 0; z < ranks; ++z) {
-    const float4 f = hopper::load_dsmem(hopper::map_rank(hopper::smem_addr(&flagged), z));
-    rowFlags |= __float_as_uint(f.x) | uint64_t{__float_as_uint(f.y)} << 32;
-    colFlags |= __float_as_uint(f.z) | uint64_t{__float_as_uint(f.w)} << 32;
-  }
+  // Each rank's float4 at `address` of its shared memory, combined in rank order by
+  // add(total, next); the loads four at a time, so that their trips across the cluster overlap.
+  auto over_ranks = [ranks](unsigned address, auto add) {
+    float4 total;
+    for (int z0 = 0; z0 < ranks; z0 += 4) {
+      float4 p[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+        if (z0 + j < ranks) p[j] = hopper::load_dsmem(hopper::map_rank(address, z0 + j));
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+        if (z0 + j < ranks) total = z0 + j == 0 ? p[j] : add(total, p[j]);
+    }
+    return total;
+  };
+  // Every rank's flags: bit r of rowFlags, row r of the tile; bit c of colFlags, column c.
+  const float4 f = over_ranks(hopper::smem_addr(&flagged), [](float4 a, float4 b) {
+    return make_float4(__uint_as_float(__float_as_uint(a.x) | __float_as_uint(b.x)),
+                       __uint_as_float(__float_as_uint(a.y) | __float_as_uint(b.y)),
+                       __uint_as_float(__float_as_uint(a.z) | __float_as_uint(b.z)),
+                       __uint_as_float(__float_as_uint(a.w) | __float_as_uint(b.w)));
+  });
+  const uint64_t rowFlags = __float_as_uint(f.x) | uint64_t{__float_as_uint(f.y)} << 32;
+  const uint64_t colFlags = __float_as_uint(f.z) | uint64_t{__float_as_uint(f.w)} << 32;
   // Rank r finishes rows [r, r + 1) * BM / ranks of the tile, a float4 at a time: the ranks'
   // sums in rank order (rank 0's as it is: -0 stays -0), then alpha, beta and the guard path,
   // where a flag or a sum not finite says.
   const int first = rank * BM / ranks, rows = (rank + 1) * BM / ranks - first;
   for (int q = tid; q < rows * (BN / 4); q += T::kThreads) {
     const int r = first + q / (BN / 4), c = q % (BN / 4) * 4;
-    const unsigned sums = hopper::smem_addr(&P[r * T::kPitch + c]);
-    float4 s = hopper::load_dsmem(hopper::map_rank(sums, 0));
-    for (int z = 1; z < ranks; ++z) {
-      const float4 p = hopper::load_dsmem(hopper::map_rank(sums, z));
-      s.x += p.x, s.y += p.y, s.z += p.z, s.w += p.w;
-    }
+    const float4 s = over_ranks(hopper::smem_addr(&P[r * T::kPitch + c]), [](float4 a, float4 b) {
+      return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+    });
     const int row = blockRow + r;
     if (row >= M) continue;
     float* out = C + static_cast<std::size_t>(row) * ldc;

@@ -21,4 +21,12 @@ step inputs 120 bash -c "for in in normal phi=2 exponents=40 k-scales=20 big-row
     $B/sgemm 19 $shapes --inputs \$in --check both --block-ms 20 || echo \"FAILED on \$in\"
   done"
 step batched 150 "$B/sgemm_batched_bench"
-cat "$W/clusters.txt"; grep -h -E "FAILED|^---|geometric" "$W/inputs.txt" "$W/batched.txt"
+# Where the time goes: rungs 17 and 19 under ncu (base clock, caches flushed), one run each.
+if [ "${PROFILE:-1}" = 1 ]; then
+  step profile 150 bash -c "for n in 128 512 1024; do for r in 17 19; do
+    ncu --section SpeedOfLight --section WarpStateStats --section Occupancy \
+      -k regex:cluster --launch-count 1 $B/sgemm \$r --mnk \$n,\$n,\$n --check none \
+      --warmup 0 --block-ms 0 --reps 2 2>&1 | grep -vE '^==PROF==|^ +-+$'
+  done; done"
+fi
+cat "$W/clusters.txt"; grep -h -E "FAILED|geometric" "$W/inputs.txt" "$W/batched.txt"; grep -hE "^ +(Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy|Warp Cycles Per Issued|Registers)|sgemm_cluster|Stall" "$W/profile.txt" | head -60
