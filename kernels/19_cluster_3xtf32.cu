@@ -44,7 +44,9 @@ using namespace split_3xtf32;
 // while the tensor cores multiply this one. After the last stage the ring holds the partial tile
 // P (BM, kPitch).
 struct Tile {
-  static constexpr int BM = 64, BN = 64, BK = 32;
+  static constexpr int BM = 64;  // rows of C a block
+  static constexpr int BN = 64;  // columns
+  static constexpr int BK = 32;  // k a stage
   static constexpr int kThreads = 128;
   static constexpr int kSpan = BK * 4;                         // bytes of a row of a tile
   static constexpr int kTileBytes = BM * kSpan;                // one of the four (BN == BM)
@@ -257,7 +259,8 @@ __global__ void __launch_bounds__(Tile::kThreads)
 
 // Blocks of a cluster: launch_config takes up to 16 (with the non-portable opt-in); the rule
 // below up to 8, the portable most (16 lost everywhere in experiments/rung19).
-constexpr int kMostRanks = 16, kMaxRanks = 8;
+constexpr int kMostRanks = 16;
+constexpr int kMaxRanks = 8;
 // A slice of K is a whole number of these: half a stage, so that 128^3 can take 8 slices.
 constexpr int kSliceUnit = 16;
 // Blocks an SM runs at once (its shared memory holds three; two were the fastest fill).
