@@ -60,3 +60,11 @@ cudaError_t launch_config(int config, int ranks, const Gemm& gemm, cudaStream_t 
 cudaError_t launch_batched(const Gemm& gemm, const runtime::Batch& batch, int problems,
                            cudaStream_t stream);
 }  // namespace sgemm::cluster_splitk
+
+// Rung 19 (kernels/19_cluster_3xtf32.cu): on a cluster of `ranks` blocks, whatever the launcher
+// would pick; and a batch as every_shape_3xtf32::launch_batched's (K >= 16), the grid's z.
+namespace sgemm::cluster_3xtf32 {
+cudaError_t launch_config(int ranks, const Gemm& gemm, cudaStream_t stream);
+cudaError_t launch_batched(const Gemm& gemm, const runtime::Batch& batch, int problems,
+                           cudaStream_t stream);
+}  // namespace sgemm::cluster_3xtf32

@@ -12,15 +12,16 @@
 //     other. A launch per problem then costs a few microseconds beside a product of >= 0.5 ms,
 //     and each problem gets the one call's full choice (rung 16's Ozaki path from ~2048^3).
 //  4. Otherwise one launch for the whole batch (per 65535 problems), the kernels finding each
-//     problem's operands as kernels/runtime/batch.h says: rung 15's 3xTF32 wgmma where K >= 16
-//     (three TF32 products meet FP32's bound from there) and the problems fill at least half of
-//     its 128 x 128 tiles (from 256^3 a problem its pre-pass path: one split of the whole batch,
-//     then one main kernel over every problem's tiles; below, its fused kernel, the grid's z the
-//     problem); else rung 17's FFMA kernel (K < 16, or small problems such as
-//     64 x 64, of whose 128 x 128 tile 3/4 would be waste). Operands that are transposed in
-//     row-major terms are first copied, transposed, into the workspace, for the whole batch in
-//     one launch (once for a shared operand), as gemm() does for one problem. Off Hopper (no
-//     sm_90a kernels): a plain batched FFMA kernel of this file.
+//     problem's operands as kernels/runtime/batch.h says (kernel_for below): rung 15's batch
+//     (its pre-pass path: one split of the whole batch, then one main kernel over every
+//     problem's tiles) where K >= 16 and the problems fill at least half of its 128 x 128
+//     tiles, but for problems 64 or fewer rows or columns wide from 256^3 on, rung 19's 64 x 64
+//     tiles (3xTF32 on mma.sync); else rung 17's FFMA (K < 16, where three TF32 products miss
+//     FP32's bound, and small problems such as 64 x 64, of whose 128 x 128 tile 3/4 would be
+//     waste). Operands that are transposed in row-major terms are first copied, transposed,
+//     into the workspace, for the whole batch in one launch (once for a shared operand), as
+//     gemm() does for one problem.
+//     Off Hopper (no sm_90a kernels): a plain batched FFMA kernel of this file.
 // The pointer-array form always takes 4 (its pointers live on the device, and the host never
 // reads them): each kernel reads A[i], B[i], C[i] itself.
 #include <cuda_runtime.h>
@@ -192,17 +193,24 @@ Status scale_batch(const BatchView& v, int batch, cudaStream_t stream, std::stri
 }
 
 // Which kernel takes the batch (rule 4 above).
-enum class Kernel { fused_3xtf32, ffma_cluster, plain };
+enum class Kernel { fused_3xtf32, cluster_3xtf32, ffma_cluster, plain };
 
+// Rule 4's choice, from the batched suite on an H200 (experiments/batched): at 4096 x 1024 x 64
+// x 1024 (PV) rung 19 ran 0.56 of cuBLAS, rung 15 0.45; at 1024 x 64^3 rung 17 0.76, rung 19 0.57.
 Kernel kernel_for(int M, int N, int K) {
+  if (K < 16) return Kernel::ffma_cluster;
+  const bool narrow = M <= 64 || N <= 64;
+  if (narrow && static_cast<double>(M) * N * K >= 256.0 * 256.0 * 256.0)
+    return Kernel::cluster_3xtf32;
   const long long tiles = static_cast<long long>((M + 127) / 128) * ((N + 127) / 128);
   const bool halfFull = 2LL * M * N >= tiles * 128 * 128;
-  return K >= 16 && halfFull ? Kernel::fused_3xtf32 : Kernel::ffma_cluster;
+  return halfFull ? Kernel::fused_3xtf32 : Kernel::ffma_cluster;
 }
 
 cudaError_t run_kernel(Kernel kernel, const Gemm& g, const Batch& b, int n, cudaStream_t stream) {
   cudaError_t err = cudaErrorNoKernelImageForDevice;
   if (kernel == Kernel::fused_3xtf32) err = every_shape_3xtf32::launch_batched(g, b, n, stream);
+  if (kernel == Kernel::cluster_3xtf32) err = cluster_3xtf32::launch_batched(g, b, n, stream);
   if (kernel == Kernel::ffma_cluster) err = cluster_splitk::launch_batched(g, b, n, stream);
   if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction) {
     cudaGetLastError();  // not a Hopper, or no sm_90a code in the build: the plain kernel

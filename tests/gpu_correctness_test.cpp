@@ -220,6 +220,25 @@ TEST_F(ClusterSplitK, BitwiseRepeatableOnEveryTileAndClusterSize) {
   }
 }
 
+// Rung 19 is rung 17's cluster sum on 3xTF32 tiles: the same bits on every run, for every
+// cluster size (1 to 16 blocks), slices of K that end mid-stage, and tails in M and N.
+class Cluster3xTf32 : public Repeatable {};
+
+TEST_F(Cluster3xTf32, BitwiseRepeatableOnEveryClusterSize) {
+  SGEMM_SKIP_UNSUPPORTED_RUNG(rung_number(RungId::cluster_3xtf32));
+  for (const Shape& s : {Shape{128, 128, 128}, Shape{333, 257, 4099}, Shape{65, 70, 600}}) {
+    DeviceBuffer A(size_t(s.M) * s.K), B(size_t(s.K) * s.N), C(size_t(s.M) * s.N);
+    fill_matrix(A.get(), s.M, s.K, s.K, Fill::uniform, 23, 0.f, harness_->stream());
+    fill_matrix(B.get(), s.K, s.N, s.N, Fill::uniform, 24, 0.f, harness_->stream());
+    const Gemm g = gemm_of(Problem{s}, A.get(), B.get(), C.get());
+    for (int ranks : {1, 2, 4, 8, 16}) {
+      SCOPED_TRACE(s.str() + " ranks " + std::to_string(ranks));
+      expect_repeatable(
+          s, A, B, C, [&] { return cluster_3xtf32::launch_config(ranks, g, harness_->stream()); });
+    }
+  }
+}
+
 // Rung 15's pre-pass path: with one slice each block walks several tiles (1500 x 1700 has 168
 // tiles of 128 x 128 for 132 SMs; 2000 x 2100, 272), with several the slices of a tile meet in
 // a cluster (1 to 8 blocks, 3 and 5 cut the tile's rows unevenly).

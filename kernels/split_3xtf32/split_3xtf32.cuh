@@ -24,6 +24,25 @@ namespace sgemm::split_3xtf32 {
 
 using namespace hopper;
 
+// ---- Loads at any alignment (the fused kernels of rungs 15 and 19).
+
+// Four floats of `row` from `col` on, zeros from `limit` on: one 16-byte load where the four
+// are whole and aligned (kAligned: the row's start and `col` are 16-byte aligned).
+template <bool kAligned>
+__device__ __forceinline__ float4 load4(const float* row, int col, int limit) {
+  if (kAligned && col + 3 < limit) return *reinterpret_cast<const float4*>(row + col);
+  float v[4];
+#pragma unroll
+  for (int q = 0; q < 4; ++q) v[q] = col + q < limit ? row[col + q] : 0.f;
+  return make_float4(v[0], v[1], v[2], v[3]);
+}
+
+inline bool aligned8(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 8 == 0; }
+
+inline bool aligned16(const float* X, int ld) {
+  return reinterpret_cast<std::uintptr_t>(X) % 16 == 0 && ld % 4 == 0;
+}
+
 // ---- The pre-pass: split into TF32 hi and lo parts, and pack K-major.
 
 // x rounded to TF32 (10 explicit mantissa bits), to nearest with ties away from zero: the
