@@ -143,7 +143,8 @@ def swizzle(root):
                      f"TMA stores it at position c XOR (row % {group}) within the row."],
             size=12)
     for p in range(chunks):
-        s.lines(x0 + p * cw + cw / 2, y0 - 22, [f"position {p}", f"banks {4 * p}–{4 * p + 3}"],
+        s.lines(x0 + p * cw + cw / 2, y0 - 34, [f"position {p}", "banks",
+                                               f"{4 * p}–{4 * p + 3}"],
                 size=11, step=12, anchor="middle")
     kk = 1  # the k step the picture follows
     want = {kk * k_step // k_per_chunk + i for i in range(k_step // k_per_chunk)}

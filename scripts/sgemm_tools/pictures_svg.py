@@ -83,12 +83,28 @@ class Svg:
         self.add(f'<text x="{num(x)}" y="{num(y)}" font-size="{size}" text-anchor="{anchor}" '
                  f'fill="{fill}"{extra}>{escape(str(s))}</text>')
 
-    def lines(self, x, y, rows, size=12, step=None, width=None, **kw):
-        """Several lines of text from (x, y) down, each row wrapped to `width` (default: up to
-        the right margin; left-anchored rows only); the y of the line after the last."""
+    def lines(self, x, y, rows, size=12, step=None, width=None, items=False, **kw):
+        """Several lines of text from (x, y) down; the y of the line after the last. Where a
+        left-anchored row is wider than `width` (default: up to the right margin), the rows are
+        reflowed to it as paragraphs (with `items`, each row wrapped alone)."""
         width = width or self.width - MARGIN - x
-        if kw.get("anchor", "start") == "start":
-            rows = [part for row in rows for part in wrap(row, size, width, kw.get("bold"))]
+        bold = kw.get("bold", False)
+        rows_given = rows
+        if kw.get("anchor", "start") == "start" and any(
+                text_width(row, size, bold) > width for row in rows):
+            # Rows broken by hand that no longer fit: reflow each paragraph ("" between them).
+            paragraphs, out = [[]], []
+            for row in rows:
+                if row.strip():
+                    paragraphs[-1].append(row.strip())
+                else:
+                    paragraphs.append([])
+            for i, para in enumerate(paragraphs):
+                out += ([""] if i else []) + (wrap(" ".join(para), size, width, bold)
+                                              if para else [])
+            rows = out
+            if items:  # each row a statement of its own: wrapped alone, never joined
+                rows = [part for row in rows_given for part in wrap(row, size, width, bold)]
         for i, row in enumerate(rows):
             self.text(x, y + i * (step or size + 4), row, size=size, **kw)
         return y + len(rows) * (step or size + 4)

@@ -206,7 +206,7 @@ def tile_params(root):
                       f"accumulators a thread: TM·TN = {tm * tn}",
                       f"per k a thread: {tm // 4} + {tn // 4} LDS.128, {tm * tn} FMAs",
                       f"blocks an SM asked for: {c['kMinBlocks']} (__launch_bounds__)"], size=12,
-            step=20)
+            step=18, items=True)
     zx, zy, z = 420, 300, 6
     for t in range(4):
         s.rect(zx + t * tn * z, zy, tn * z, tm * z, fill=STRONG if t == 0 else PALETTE[0],
