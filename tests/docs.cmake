@@ -26,6 +26,10 @@
 #    draws from the kernels' and the runner's constants now (scripts/pictures --check);
 #  - docs.pictures_planted: a changed constant, a picture edited by hand or missing makes that
 #    check fail and name the picture and the constant; a comment does not (tests/pictures_test.py);
+#  - docs.pictures_legible: every picture reads on a repository page at 1:1: no SVG text under
+#    11 px and nothing outside the image (docs/pictures and every SVG the README or docs
+#    embed), and the scripts that draw the embedded PNGs use fonts of 11 px or more at their
+#    DPI; planted pictures and scripts show both checks fail (tests/pictures_legible_test.py);
 #  - docs.template: docs 00-18 follow the lesson template (the seven headings in order, the
 #    try-it box, a picture of their own, a lesson of at most 300 lines, 400 from doc 12 on, no
 #    issue numbers or sessions; scripts/docs-lint template);
@@ -46,7 +50,7 @@ set(_docs_tests docs.diffs_in_step docs.measured_tables docs.tables_script
     docs.precision_tables docs.inputs_tables docs.facts docs.install_line
     docs.best_predictions_h200 docs.best_predictions_h100
     docs.template docs.numbers docs.comment_share docs.checks_script docs.pictures
-    docs.pictures_planted docs.parents)
+    docs.pictures_planted docs.pictures_legible docs.parents)
 set(_docs "the docs tests")
 set(_scripts ${PROJECT_SOURCE_DIR}/scripts)
 sgemm_python_test(docs.diffs_in_step "${_docs}" ${_scripts}/docs-diffs --check)
@@ -68,5 +72,7 @@ sgemm_python_test(docs.checks_script "${_docs}" ${CMAKE_CURRENT_SOURCE_DIR}/docs
 sgemm_python_test(docs.install_line "${_docs}" ${CMAKE_CURRENT_SOURCE_DIR}/readme_install_test.py)
 sgemm_python_test(docs.pictures "${_docs}" ${_scripts}/pictures --check)
 sgemm_python_test(docs.pictures_planted "${_docs}" ${CMAKE_CURRENT_SOURCE_DIR}/pictures_test.py)
+sgemm_python_test(docs.pictures_legible "${_docs}"
+                  ${CMAKE_CURRENT_SOURCE_DIR}/pictures_legible_test.py)
 sgemm_python_test(docs.parents "${_docs}" ${CMAKE_CURRENT_SOURCE_DIR}/ladder_parents_test.py)
 set_tests_properties(${_docs_tests} PROPERTIES LABELS "cpu;docs" TIMEOUT 60)

@@ -163,15 +163,15 @@ def block_tiles(root):
                fill=BLUE if on else "#c6dbef", stroke=INK)
         s.rect(cx + bj * BN * u, by + t * BK * u, BN * u, BK * u,
                fill=ORANGE if on else "#fdd0a2", stroke=INK)
-        s.text(ax + (t + 0.5) * BK * u, cy + bi * BM * u - 4, f"k0={t * BK}", size=10,
+        s.text(ax + (t + 0.5) * BK * u, cy + bi * BM * u - 4, f"k0={t * BK}", size=11,
                anchor="middle")
-        s.text(cx + (bj + 1) * BN * u + 4, by + (t + 0.5) * BK * u + 4, f"k0={t * BK}", size=10)
+        s.text(cx + (bj + 1) * BN * u + 4, by + (t + 0.5) * BK * u + 4, f"k0={t * BK}", size=11)
     for i in range(tiles_mn):
         for j in range(tiles_mn):
             s.rect(cx + j * BN * u, cy + i * BM * u, BN * u, BM * u, stroke=GREY, sw=0.5)
     s.rect(cx + bj * BN * u, cy + bi * BM * u, BN * u, BM * u, fill=PALETTE[1], stroke=STRONG,
            sw=2)
-    s.text(cx + (bj + 0.5) * BN * u, cy + (bi + 0.5) * BM * u + 4, "block", size=10,
+    s.text(cx + (bj + 0.5) * BN * u, cy + (bi + 0.5) * BM * u + 4, "block", size=11,
            anchor="middle")
     s.arrow(ax, cy - 28, ax + K * u, cy - 28)
     s.text(ax, cy - 34, "A (M × K): its tiles walk K →", size=12)

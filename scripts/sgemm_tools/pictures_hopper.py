@@ -51,13 +51,13 @@ def mbarrier_ring(root):
     for b in range(S):
         y = top + b * row
         s.rect(262, y + 8, 100, row - 16, fill="#fdd0a2", stroke=INK)
-        s.text(312, y + row / 2 + 4, f"Bs[{b}] {c['BK']}×{c['BN']}", size=10, anchor="middle")
+        s.text(312, y + row / 2 + 4, f"Bs[{b}] {c['BK']}×{c['BN']}", size=11, anchor="middle")
         s.rect(366, y + 8, 66, row - 16, fill="#c6dbef", stroke=INK)
-        s.text(399, y + row / 2 + 4, f"As[{b}] {c['BK']}×{c['BM']}", size=9, anchor="middle")
+        s.text(399, y + row / 2 + 4, f"As[{b}] {c['BK']}×{c['BM']}", size=11, anchor="middle")
         s.rect(196, y + 12, 60, row - 24, fill=LIGHT, stroke=INK)
-        s.text(226, y + row / 2 + 4, f"empty[{b}]", size=10, anchor="middle")
+        s.text(226, y + row / 2 + 4, f"empty[{b}]", size=11, anchor="middle")
         s.rect(440, y + 12, 64, row - 24, fill=LIGHT, stroke=INK)
-        s.text(472, y + row / 2 + 4, f"full[{b}]", size=10, anchor="middle")
+        s.text(472, y + row / 2 + 4, f"full[{b}]", size=11, anchor="middle")
     s.text(347, top - 10, f"the ring: {S} stages in shared memory", size=12, anchor="middle")
     y = top + S * row + 20
     s.path([(95, top + S * row), (95, y + 10), (472, y + 10), (472, top + S * row - 12)],
@@ -72,13 +72,13 @@ def mbarrier_ring(root):
     s.text(12, y + 56, f"full[s] completes after {full_n} arrivals ({P} cp.async + 1 "
            f"expect_tx) and {tx} bytes of B (TMA)", size=12, fill=GREEN)
     s.text(12, y + 72, f"empty[s] completes after {empty_n} arrivals (lane 0 of each consumer "
-           "warp, once its warp has read the stage)", size=12, fill=BLUE)
+           "warp, once it read the stage)", size=12, fill=BLUE)
     # The phase bit over two laps of the ring.
     ty, w = y + 110, 60
-    s.text(12, ty - 8, "The phase bit: fill n of buffer s completes phase n % 2 of full[s]; "
-           "a fresh barrier counts as having completed", size=12)
-    s.text(12, ty + 8, "the phase before 0, so the first lap's waits on empty pass at once.",
-           size=12)
+    s.text(12, ty - 8, "The phase bit: fill n of buffer s completes phase n % 2 of full[s]; a "
+           "fresh barrier", size=12)
+    s.text(12, ty + 8, "counts as having completed the phase before 0, so the first lap's waits "
+           "on empty pass at once.", size=12)
     rows = [("k-tile t", lambda t: t), ("buffer s = t % " + str(S), lambda t: t % S),
             ("fill n = t / " + str(S), lambda t: t // S),
             ("consumers wait full[s]: parity", lambda t: t // S % 2),

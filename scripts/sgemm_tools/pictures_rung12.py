@@ -82,10 +82,14 @@ def banks_clean(c, a_rows, b_rows):
 
 
 def cells(s, x, y, cells_of, rows, cols, w, h, label):
+    """A fragment: each cell coloured by its lane's group and numbered with its lane; the
+    followed lane's cells, outlined, also name their register (every lane holds its elements
+    in the same places of its group's pattern, so one lane's registers read for all)."""
     s.text(x, y - 6, label, size=12, bold=True)
     for (r, col), (lane, reg) in cells_of.items():
         s.rect(x + col * w, y + r * h, w, h, fill=PALETTE[lane // 4], stroke=GREY, sw=0.4)
-        s.text(x + (col + 0.5) * w, y + (r + 0.76) * h, f"{lane}:{reg}", size=8, anchor="middle")
+        s.text(x + (col + 0.5) * w, y + (r + 0.75) * h, f"{lane}:{reg}" if lane == FOLLOW
+               else lane, size=11, anchor="middle", bold=lane == FOLLOW)
     s.rect(x, y, cols * w, rows * h, stroke=INK)
     for (r, col), (lane, _) in cells_of.items():
         if lane == FOLLOW:
@@ -105,21 +109,24 @@ def fragments(root):
     k = {"mma": f"m{M}n{N}k{K}", "regs_d_p_q": "/".join(map(str, regs))}
     k.update({n: c[n] for n in ("BM", "BN", "BK", "WM", "WN", "MITER", "NITER", "KITER",
                                 "kStrideA", "kStrideB")})
-    s = Svg(f"12 · mma.sync m{M}n{N}k{K} TF32: which lane holds which element", src.path, k, 790,
+    s = Svg(f"12 · mma.sync m{M}n{N}k{K} TF32: which lane holds which element", src.path, k, 0,
             width=800)
-    w, h = 30, 13
-    s.text(12, 50, f"1. As the instruction defines them: D ({M}×{N}) += P ({M}×{K}) · Q "
-           f"({K}×{N}), all 32 lanes; lane l is group g = l / 4, thread t = l % 4.", size=12)
-    cells(s, 20, 84, P, M, K, w, h, f"P: {regs[1]} registers a lane")
-    cells(s, 280, 84, Q, K, N, w, h, f"Q: {regs[2]} registers a lane")
-    cells(s, 540, 84, D, M, N, w, h, f"D (FP32): {regs[0]} registers a lane")
-    y2 = 84 + M * h + 40
-    s.lines(12, y2, ["2. As rung 12 uses them, C^T = B^T A^T: P is a 16-column slice of B, Q an "
-                     "8-row slice of A, D an 8 × 16 tile of C", "transposed; k t, t+4 → 2t, 2t+1 "
-                     "and P's rows g, g+8 → columns 2g, 2g+1. Each pair (q0 q1, p0 p1, p2 p3, "
-                     "d0 d2, d1 d3) is two", "neighbouring floats of one row: one LDS.64 or one "
-                     "64-bit store, no register moves. Laid out as C = A · B:"], size=12)
-    xb, yb = 290, y2 + 76
+    w, h = 30, 16
+    y1 = s.lines(12, 50, [f"1. As the instruction defines them: D ({M}×{N}) += P ({M}×{K}) · Q "
+                          f"({K}×{N}), all 32 lanes; lane l is group g = l / 4, thread "
+                          "t = l % 4."], size=12) + 24
+    gap = (s.width - 40 - (K + N + N) * w) / 2
+    cells(s, 20, y1, P, M, K, w, h, f"P: {regs[1]} registers a lane")
+    cells(s, 20 + K * w + gap, y1, Q, K, N, w, h, f"Q: {regs[2]} registers a lane")
+    cells(s, 20 + (K + N) * w + 2 * gap, y1, D, M, N, w, h,
+          f"D (FP32): {regs[0]} registers a lane")
+    y2 = s.lines(12, y1 + M * h + 30, [
+        "2. As rung 12 uses them, C^T = B^T A^T: P is a 16-column slice of B, Q an 8-row slice "
+        "of A, D an 8 × 16 tile of C transposed; k t, t+4 → 2t, 2t+1 and P's rows g, g+8 → "
+        "columns 2g, 2g+1. Each pair (q0 q1, p0 p1, p2 p3, d0 d2, d1 d3) is two neighbouring "
+        "floats of one row: one LDS.64 or one 64-bit store, no register moves. Laid out as "
+        "C = A · B:"], size=12)
+    xb, yb = 20 + 8 * w + 40, y2 + 24
     cells(s, xb, yb, Bs, 8, 16, w, h, f"Bs: 8 k × 16 columns (row stride kStrideB = "
           f"{c['kStrideB']})")
     yc = yb + 8 * h + 34
@@ -127,17 +134,19 @@ def fragments(root):
     cells(s, xb, yc, C, 8, 16, w, h, "C: 8 rows × 16 columns (acc)")
     s.arrow(20 + 8 * w + 6, yc + 4 * h, xb - 6, yc + 4 * h, stroke=GREY)
     s.arrow(xb + 8 * w, yb + 8 * h + 4, xb + 8 * w, yc - 20, stroke=GREY)
-    yt = yc + 8 * h + 30
-    s.lines(12, yt, [
+    yt = s.lines(12, yc + 8 * h + 30, [
         f"A warp tile of WM × WN = {c['WM']} × {c['WN']} is MITER × NITER = {c['MITER']} × "
         f"{c['NITER']} such tiles; KITER = {c['KITER']} steps of 8 k per BK = {c['BK']}: "
         f"{c['MITER'] * c['NITER'] * c['KITER']} mma per tile.",
         "Half a warp's LDS.64 of As and of Bs (lanes 0–15, 16–31) touch the 32 banks "
         + ("once each: no conflict." if clean else "unevenly: a conflict."),
         ], size=12)
-    s.caption([f"Cells: lane:register; colour: the lane's group g; red outline: lane {FOLLOW} "
-               f"(g = {FOLLOW // 4}, t = {FOLLOW % 4}).", "Part 2 is computed from the kernel's "
-               "own load and store indices, lane by lane."])
+    s.height = yt + 18  # room for the caption's first line
+    s.caption([f"Cells: the lane that holds the element; colour: the lane's group g; red "
+               f"outline: lane {FOLLOW} (g = {FOLLOW // 4}, t = {FOLLOW % 4}), with the register "
+               "it holds the element in: every lane holds its elements in the same places of "
+               "its group's pattern. Part 2 is computed from the kernel's own load and store "
+               "indices, lane by lane."])
     return s
 
 
@@ -173,8 +182,8 @@ def split(root):
             src.path, k, 530, width=760)
     # 1. The split of a float's 24-bit significand.
     x0, y0, u = 150, 78, 22
-    s.text(12, y0 - 18, f"1. The split: big = tf32(x), small = tf32(x − big); a TF32 keeps "
-           f"{keep} significant bits (mask {hex(mask)} clears {cut}).", size=12)
+    s.text(12, y0 - 18, f"1. big = tf32(x), small = tf32(x − big); a TF32 keeps {keep} "
+           f"significant bits (mask {hex(mask)} clears {cut}).", size=12)
     rows = [("x (FP32)", 0, 24, LIGHT), ("big", 0, keep, BLUE),
             ("small", keep, 2 * keep, ORANGE), ("left over", 2 * keep, 24, GREY)]
     for i, (label, lo, hi, fill) in enumerate(rows):
@@ -182,7 +191,7 @@ def split(root):
         s.text(x0 - 8, y + 15, label, size=12, anchor="end")
         s.grid(x0, y, 1, 24, u, cell_h=20, fill=lambda r, q: fill if lo <= q < hi else "white")
     for b in (0, keep, 2 * keep, 24):
-        s.text(x0 + b * u, y0 + 4 * 24 + 12, f"2^-{b}" if b else "2^0", size=10,
+        s.text(x0 + b * u, y0 + 4 * 24 + 12, f"2^-{b}" if b else "2^0", size=11,
                anchor="middle")
     xb = bits_of(1 / 3)
     x = f32(xb)
@@ -203,8 +212,8 @@ def split(root):
     s.line(ax(0), y1 + 50, ax(24), y1 + 50, stroke=INK)
     for e in (0, keep, 2 * keep, 24):
         s.line(ax(e), y1 + 46, ax(e), y1 + 54)
-        s.text(ax(e), y1 + 68, f"2^-{e}" if e else "2^0", size=10, anchor="middle")
-    s.text(ax(24), y1 + 82, "FP32's unit", size=10, anchor="middle")
+        s.text(ax(e), y1 + 68, f"2^-{e}" if e else "2^0", size=11, anchor="middle")
+    s.text(ax(24), y1 + 82, "FP32's unit", size=11, anchor="middle")
     for e, label, colour in ((0, "big·big", BLUE), (keep, "big·small, small·big", ORANGE),
                              (2 * keep, "dropped: small·small (and the left over)", GREY)):
         s.rect(ax(e) - 5, y1 + 20, 10, 24, fill=colour, stroke=INK)
@@ -213,8 +222,8 @@ def split(root):
                anchor="end" if last else "start")
     # 3. The order in one k-step, from the kernel's loop.
     y2 = y1 + 112
-    s.text(12, y2, f"3. One k-step of rung 13, per mma tile (kPartTiles = {c['kPartTiles']} "
-           "tiles at a time): the small products first, into a fresh partial sum", size=12)
+    s.text(12, y2, f"3. One k-step, per mma tile (kPartTiles = {c['kPartTiles']} at a time): "
+           "small products first, into a fresh partial sum", size=12)
     steps = ["part = 0"] + [f"part += {names[p]} · {names[q]}" for p, q in order] + \
         ["acc += part (FADD)"]
     fills = ["white"] + [ORANGE if "small" in names[p] + names[q] else BLUE for p, q in order] \

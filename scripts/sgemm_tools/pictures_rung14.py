@@ -80,8 +80,9 @@ def wgmma_tile(root):
     s.rect(cx - aw - 14, cy, aw / steps, m * u, stroke=STRONG, sw=2.5)
     s.rect(cx, cy - bh - 14, n * u, bh / steps, stroke=STRONG, sw=2.5)
     s.rect(cx, cy, n * u, m * u, stroke=STRONG, sw=2.5)
-    s.text(cx - aw - 14, cy + BM * u + 16, f"k step 0: {m}×{k}", size=10, fill=STRONG)
-    s.text(cx + BN * u + 4, cy - bh - 2, f"{k}×{n}", size=10, fill=STRONG)
+    s.text(cx - aw - 14, cy + BM * u + 16, f"k step 0: {m}×{k}", size=11, fill=STRONG)
+    s.text(cx + BN * u / 2, cy - bh - 14 + bh / steps - 4, f"B's k step 0: {k}×{n}", size=11,
+           fill=STRONG, anchor="middle")  # inside its red band, clear of the text beside
     s.lines(12, cy + BM * u + 40, [f"C's block tile {BM}×{BN}; red: one wgmma m{m}n{n}k{k}",
                                    f"(A {m}×{k} by B {k}×{n} into warpgroup 0's {m}×{n} of C)."],
             size=12, fill=STRONG)
@@ -91,7 +92,7 @@ def wgmma_tile(root):
     # Right: the count per stage, then the fragment of warp 0's first 8 columns.
     x = 390
     order = c["order"].replace("*", "·").split(",")
-    s.lines(x, 64, [f"One stage: BK = {BK} = {steps} k steps of {k}.",
+    s.lines(x, 64, [" ".join([f"One stage: BK = {BK} = {steps} k steps of {k}.",
                     f"Per step, {products} wgmmas into the same registers:",
                     "  " + ", then ".join(order) + ",",
                     f"so {steps * products} wgmmas a stage per warpgroup, one",
@@ -100,21 +101,21 @@ def wgmma_tile(root):
                     f"A thread holds {m}·{n} / 128 = {c['kAccumulators']} floats of",
                     f"C (acc), and {c['kAccumulators']} more (sum): every",
                     f"{c['PROMOTE']} stages ({c['PROMOTE'] * BK} k; {c['PROMOTE_short'] * BK} "
-                    "for short K) acc", "is added into sum in FP32."], size=12, step=16)
+                    "for short K) acc", "is added into sum in FP32."])], size=12, step=16)
     fx, fy, fw, fh = x + 60, 300, 56, 16
     s.text(x, fy - 24, "The fragment: warp 0, columns 0–7 of C", size=12, bold=True)
-    s.text(x, fy - 8, "lane l holds d[4j+2i+c] = C[16w+l/4+8i][8j+2(l%4)+c]", size=10)
+    s.text(x - 20, fy - 8, "lane l: d[4j+2i+c] = C[16w+l/4+8i][8j+2(l%4)+c]", size=11)
     for r in range(16):
-        s.text(fx - 6, fy + r * fh + 12, f"row {r}", size=9, anchor="end")
+        s.text(fx - 6, fy + r * fh + 12, f"row {r}", size=11, anchor="end")
         for p in range(4):
             lane = (r % 8) * 4 + p
             fill = STRONG if lane == 0 else PALETTE[lane % 8 // 4 + 2 * (r // 8)]
             s.rect(fx + p * fw, fy + r * fh, fw, fh, fill=fill, stroke=GREY, sw=0.5)
             s.text(fx + p * fw + fw / 2, fy + r * fh + 12,
-                   f"l{lane} d{2 * (r // 8)},{2 * (r // 8) + 1}", size=9, anchor="middle",
+                   f"l{lane} d{2 * (r // 8)},{2 * (r // 8) + 1}", size=11, anchor="middle",
                    fill="white" if lane == 0 else INK)
     for p in range(4):
-        s.text(fx + p * fw + fw / 2, fy + 16 * fh + 14, f"col {2 * p},{2 * p + 1}", size=9,
+        s.text(fx + p * fw + fw / 2, fy + 16 * fh + 14, f"col {2 * p},{2 * p + 1}", size=11,
                anchor="middle")
     s.caption([f"A, B and C to scale. The fragment repeats every 8 columns (j = 0 … {n // 8 - 1}: "
                "d[4j] …) and every 16 rows",
@@ -134,7 +135,7 @@ def swizzle(root):
             "stride": group * span, "kBoxBytesA": c["kBoxBytesA"], "WGM": c["WGM"],
             "wgmma_k": k_step}
     s = Svg(f"14 · TMA's {span}-byte swizzle: where each 16-byte chunk of a row lands",
-            ", ".join(paths[:2]), keep, 580)
+            ", ".join(paths[:2]), keep, 600)
     x0, y0, cw, ch = 96, 120, 70, 30
     s.lines(12, 48, [f"A box row is one k-tile of one row of A (or Bt): BK = {c['BK']} floats = "
                      f"{span} bytes = {chunks} chunks of 16 B.",
@@ -142,8 +143,9 @@ def swizzle(root):
                      f"TMA stores it at position c XOR (row % {group}) within the row."],
             size=12)
     for p in range(chunks):
-        s.lines(x0 + p * cw + cw / 2, y0 - 22, [f"position {p}", f"banks {4 * p}–{4 * p + 3}"],
-                size=10, step=12, anchor="middle")
+        s.lines(x0 + p * cw + cw / 2, y0 - 34, [f"position {p}", "banks",
+                                               f"{4 * p}–{4 * p + 3}"],
+                size=11, step=12, anchor="middle")
     kk = 1  # the k step the picture follows
     want = {kk * k_step // k_per_chunk + i for i in range(k_step // k_per_chunk)}
     for r in range(group):

@@ -101,8 +101,8 @@ def cluster_slices(root):
     s = Svg("15 · Slices of K meet in a cluster, summed in rank order",
             f"{r.src.path}, results/h200/bench.json", k, 1000)
     # K, cut into slices: one block per slice, the slices of a tile one cluster.
-    s.text(12, 50, f"{M} × {N} × {K} ({SHAPE}), {sweep['gpu']} ({sms} SMs): {tiles} tiles of "
-           f"{BM} × {BN}, K in {slices} slices of {k_slice}", size=12, bold=True)
+    s.text(12, 50, f"{M} × {N} × {K}, {sweep['gpu']} ({sms} SMs): {tiles} tiles of "
+           f"{BM} × {BN}, K in {slices} slices", size=12, bold=True)
     kx, ky, kw = 60, 64, 600
     s.text(12, ky + 20, "K →", size=12)
     for z in range(slices):
@@ -110,9 +110,9 @@ def cluster_slices(root):
         s.rect(kx + lo * kw / K, ky, (hi - lo) * kw / K, 30, fill=hue(z, max(slices, 2)))
         s.text(kx + (lo + hi) / 2 * kw / K, ky + 20, f"slice z = {z}: k {lo} … {hi - 1}",
                size=11, anchor="middle")
-    s.text(12, ky + 52, f"Grid {tiles} × {slices}, cluster (1, {slices}, 1): a tile's {slices} "
-           f"blocks are one cluster; rank z walks slice z, {k_slice // BK} stages of BK = {BK}",
-           size=12)
+    s.lines(12, ky + 52, [f"Grid {tiles} × {slices}, cluster (1, {slices}, 1): a tile's "
+                          f"{slices} blocks are one cluster; rank z walks slice z, "
+                          f"{k_slice // BK} stages of BK = {BK}"], size=12, step=15)
     # The cluster: each rank's partial tile in its own shared memory, and the bands of rows.
     top, bw, bh = 150, 250, 200
     gap = (700 - 24 - slices * bw) / max(slices - 1, 1) if slices <= 2 else 10
@@ -135,7 +135,7 @@ def cluster_slices(root):
                    anchor="middle")
             if w == z:  # the band this rank finishes
                 s.rect(x + 12, y0 + 4, bw - 24, y1 - y0 - 8, stroke=BLUE, sw=2.5)
-        s.text(x + 8, py + ph + 16, f"P: rank {z}'s partial tile, its shared memory", size=11)
+        s.text(x + 8, py + ph + 16, f"P: rank {z}'s partial tile, in its smem", size=11)
         s.lines(x + 8, top + bh + 180, [f"4. rank {z} finishes rows {band[z][0]}–"
                                       f"{band[z][1] - 1}:", "   " + " + ".join(
                                           f"P{q}" for q in range(slices)) + ", in rank order,",
@@ -155,14 +155,13 @@ def cluster_slices(root):
             x_from, x_to = ((xs[q] + bw - 8, xs[z] + 8) if q < z else (xs[q] + 8, xs[z] + bw - 8))
             s.arrow(x_from, y, x_to, y, stroke=BLUE, sw=2)
     s.text(350, top + bh + 240, "Blue arrows: ld.shared::cluster reads of another rank's "
-           "rows, float4 by float4; a rank reads its own band at home.", size=11,
-           anchor="middle", fill=BLUE)
+           "rows, float4 by float4.", size=11, anchor="middle", fill=BLUE)
     s.text(350, top + bh + 256, f"5. a last cluster barrier: no block exits while another "
            "may still read its shared memory.", size=11, anchor="middle")
     # The paths per shape of the sweep.
     ty = top + bh + 292
-    s.text(12, ty, f"choose() per shape of the sweep: the fused kernel below {r.side}³ "
-           "multiply-adds, else the pre-pass path", size=12, bold=True)
+    s.text(12, ty, f"choose() per shape: the fused kernel below {r.side}³ multiply-adds, "
+           "else the pre-pass path", size=12, bold=True)
     cols = [12, 180, 230, 330, 440]
     heads = ["M × N × K", "tiles", "path", "slices × kSlice", "where the slices meet"]
     for x, h in zip(cols, heads):
@@ -227,12 +226,12 @@ def split_a(root):
         for kk in range(8):
             lane, v = owner[(row, kk)]
             s.rect(x0 + kk * cw, y0 + row * ch, cw, ch, fill=PALETTE[v], stroke=GREY, sw=0.5)
-            s.text(x0 + kk * cw + cw / 2, y0 + row * ch + 14, f"{lane} a{v}", size=9,
+            s.text(x0 + kk * cw + cw / 2, y0 + row * ch + 14, f"{lane} a{v}", size=11,
                    anchor="middle")
     for kk in range(8):
-        s.text(x0 + kk * cw + cw / 2, y0 + 16 * ch + 14, f"k{kk}", size=10, anchor="middle")
+        s.text(x0 + kk * cw + cw / 2, y0 + 16 * ch + 14, f"k{kk}", size=11, anchor="middle")
     for row in range(0, 16, 4):
-        s.text(x0 - 6, y0 + row * ch + 14, str(row), size=10, anchor="end")
+        s.text(x0 - 6, y0 + row * ch + 14, str(row), size=11, anchor="end")
     s.text(x0, y0 + 16 * ch + 32, "warps 1–3: rows 16–63, the same pattern", size=11)
     # Right: the box in shared memory, rows of kSpan bytes in 16-byte chunks; where register
     # a0's elements (k 0-3: chunk 0) of the warp's 8 rows sit, and their banks.
@@ -246,11 +245,11 @@ def split_a(root):
             lit = q == 0
             s.rect(bx + pos * bw, by + row * ch, bw, ch, fill=PALETTE[0] if lit else LIGHT,
                    stroke=GREY, sw=0.5)
-            s.text(bx + pos * bw + bw / 2, by + row * ch + 14, f"k{4 * q}–{4 * q + 3}", size=9,
+            s.text(bx + pos * bw + bw / 2, by + row * ch + 14, f"k{4 * q}–{4 * q + 3}", size=11,
                    anchor="middle")
-        s.text(bx - 6, by + row * ch + 14, f"r{row}", size=10, anchor="end")
+        s.text(bx - 6, by + row * ch + 14, f"r{row}", size=11, anchor="end")
     for pos in range(chunks):
-        s.text(bx + pos * bw + bw / 2, by + 8 * ch + 14, f"b{4 * pos}–{4 * pos + 3}", size=9,
+        s.text(bx + pos * bw + bw / 2, by + 8 * ch + 14, f"b{4 * pos}–{4 * pos + 3}", size=11,
                anchor="middle")
     banks = sorted({address(*element(lane, 0)) // 4 % 32 for lane in range(32)})
     s.lines(bx, by + 8 * ch + 36, [
@@ -297,9 +296,9 @@ def split_b(root):
     s = Svg("15 · B split in the main kernel: C^T = B^T A^T, B^T's fragment across TMA's boxes",
             "kernels/split_3xtf32/split_3xtf32.cuh (mma_stage_split_a<…, kMajorM>), " + r.src.path, k, 300,
             width=800)
-    bx, by, bw, ch = 60, 90, 90, 24
-    s.text(20, by - 48, f"Where M ≤ {most} < N: B (K × N, row-major) is read as it lies, in boxes "
-           f"of {bk} k × {box_cols} columns (= rows of C^T);", size=12, bold=True)
+    bx, by, bw, ch = 60, 90, 90, 36  # two lines a cell: the columns, then the lanes
+    s.text(20, by - 48, f"Where M ≤ {most} < N: B (K × N, row-major) is read as it lies, in "
+           f"boxes of {bk} k × {box_cols} columns;", size=12, bold=True)
     s.text(20, by - 32, "16-byte chunk q of k-row k at position q ^ k % 8. Register a0 of warp 0: "
            "lane l holds C^T's row l / 4 at k = l % 4.", size=11)
     s.text(20, by - 16, "Each cell: a 16-byte position of box 0's first four k-rows, the columns "
@@ -315,15 +314,17 @@ def split_b(root):
             lanes = reads.get((k8, pos), [])
             s.rect(bx + pos * bw, by + k8 * ch, bw, ch, fill=PALETTE[0] if lanes else LIGHT,
                    stroke=GREY, sw=0.5)
-            label = f"n{4 * q}–{4 * q + 3}" + (" l" + ",".join(map(str, lanes)) if lanes else "")
-            s.text(bx + pos * bw + bw / 2, by + k8 * ch + 16, label, size=8.5, anchor="middle")
-        s.text(bx - 6, by + k8 * ch + 16, f"k{k8}", size=10, anchor="end")
+            label = [f"n{4 * q}–{4 * q + 3}"] + (["l" + ",".join(map(str, lanes))] if lanes
+                                                  else [])
+            s.lines(bx + pos * bw + bw / 2, by + k8 * ch + 15, label, size=11, step=14,
+                    anchor="middle")
+        s.text(bx - 6, by + k8 * ch + 22, f"k{k8}", size=11, anchor="end")
     banks = {}
     for lane in range(32):
         bank = place(lane // 4, lane % 4) // 4 % 32
         banks[bank] = banks.get(bank, 0) + 1
     ways = max(banks.values())
-    s.lines(20, by + 4 * ch + 30, [
+    end = s.lines(20, by + 4 * ch + 24, [
         f"one LDS.32 of the warp (register a0): {len(banks)} different banks, "
         f"{ways} lanes on each: a {ways}-way conflict" if ways > 1 else
         f"one LDS.32 of the warp (register a0): {len(banks)} banks, no conflict",
@@ -332,6 +333,7 @@ def split_b(root):
         "the split, the flags and the two wgmma groups are A's (15_split_a.svg); "
         "A's split, not transposed, is the kernel's B;",
         "the epilogue writes C^T's element (row, col) to C's (col, row)"], size=11, step=16)
+    s.height = end + 14  # room for the caption's first line
     s.caption(["Not to scale. Drawn from the majorM line of mma_stage_split_a."])
     return s
 

@@ -9,7 +9,9 @@ import math
 import re
 
 from sgemm_tools.pictures_src import Source, rung_source
-from sgemm_tools.pictures_svg import BLUE, GREEN, GREY, INK, LIGHT, PALETTE, STRONG, Svg
+from sgemm_tools.pictures_svg import (BLUE, GLYPH_EM, GREEN, GREY, INK, LIGHT, PALETTE, STRONG,
+                                      Svg)
+from sgemm_tools.pictures_svg import wrap as wrap_text
 
 HEADERS = ["kernels/ozaki/ozaki_statistics.cuh", "kernels/ozaki/ozaki_certificate.cuh",
            "kernels/ozaki/ozaki_workspace.cuh", "kernels/ozaki/ozaki_residues.cuh",
@@ -168,15 +170,17 @@ def dataflow(root):
     k = {"steps": len(steps), "kLadderModuli": r.count,
          "moduli": ",".join(map(str, r.moduli[:r.count])),
          "MiB_8192": "{a:.0f}/{b:.0f}/{r:.0f}".format(**sizes)}
-    gap, top, x0, w, right = 14, 78, 12, 478, 504
+    gap, top, x0, w, right = 14, 92, 12, 478, 504
+    chars = int((w - 16) / (11 * GLYPH_EM))  # what a line of 11-px text holds in a box
     names, writes = [], []  # each step's lines of kernel names and of what it writes
     for title, kernels, gates, text, home in steps:
-        names.append(wrap([kk.replace(PREFIX, "") for kk in kernels], ", "))
+        names.append(wrap([kk.replace(PREFIX, "") for kk in kernels], ", ", chars))
         for part, mib in sizes.items():
             text = text.replace(f"{{{part}}}", f"{part} ({mib:.0f} MiB)", 1)
-        writes.append(wrap(("writes " + re.sub(r"[{}]", "", text)).split(" "), " "))
+        writes.append(wrap(("writes " + re.sub(r"[{}]", "", text)).split(" "), " ", chars))
     heights = [22 + 14 * (len(n) + len(w)) for n, w in zip(names, writes)]
-    height = top + sum(heights) + gap * len(steps) + 80
+    legend = [r.src.path] + HEADERS
+    height = top + sum(heights) + gap * len(steps) + 24 + 13 * len(legend)
     s = Svg("16 · The passes, in the order the launcher queues them",
             ", ".join([r.src.path] + HEADERS), k, height)
     s.lines(12, 44, [f"{r.count} moduli ({', '.join(map(str, r.moduli[:r.count]))}), sizes at "
@@ -188,26 +192,27 @@ def dataflow(root):
         box_h = heights[i]
         s.rect(x0, y, w, box_h, fill=COLOURS[home], stroke=INK)
         s.text(x0 + 8, y + 16, f"{i + 1}. {title}", size=12, bold=True)
-        s.lines(x0 + 8, y + 30, names[i], size=10, step=14, fill=BLUE)
-        s.lines(x0 + 8, y + 30 + 14 * len(names[i]), writes[i], size=10, step=14)
+        s.lines(x0 + 8, y + 30, names[i], size=11, step=14, fill=BLUE)
+        s.lines(x0 + 8, y + 30 + 14 * len(names[i]), writes[i], size=11, step=14)
         if gates:
-            s.text(right, y + 16, "gate: " + ", ".join("plan." + g for g in gates), size=10,
+            s.text(right, y + 16, "gate: " + ", ".join("plan." + g for g in gates), size=11,
                    fill=GREY)
-        exits = {1: ["rung 15 on the whole problem", "(plan.wholePath): then every",
-                     "gated kernel below returns"],
-                 len(steps) - 1: ["rung 15 on the gathered rows", "(plan.rowsPath) or columns",
-                                  "(plan.columnsPath), or all of C", "(plan.latePath)"]}
+        exits = {1: "rung 15 on the whole problem (plan.wholePath): then every gated kernel "
+                    "below returns",
+                 len(steps) - 1: "rung 15 on the gathered rows (plan.rowsPath) or columns "
+                                 "(plan.columnsPath), or all of C (plan.latePath)"}
         if "launch_limited" in " ".join(kernels) and i in exits:
+            exits[i] = wrap_text(exits[i], 11, 688 - right - 12)
             s.rect(right, y + 4, 688 - right, 10 + 13 * len(exits[i]), fill=FP32, stroke=STRONG,
                    sw=1.5)
-            s.lines(right + 6, y + 18, exits[i], size=10, step=13)
+            s.lines(right + 6, y + 18, exits[i], size=11, step=13)
             s.arrow(x0 + w, y + 24, right, y + 24, stroke=STRONG)
         if i + 1 < len(steps):
             s.arrow(x0 + 60, y + box_h, x0 + 60, y + box_h + gap)
         y += box_h + gap
-    s.legend(12, height - 58, [(COLOURS[p], p) for p in [r.src.path] + HEADERS], size=10,
-             step=13)
-    s.legend(360, height - 58, [(FP32, "rung 15 (FP32 accuracy on 3xTF32)")], size=10)
+    s.legend(12, height - 12 - 13 * (len(legend) - 1), [(COLOURS[p], p) for p in legend],
+             size=11, step=13)
+    s.legend(360, height - 12 - 13 * (len(legend) - 1), [(FP32, "rung 15 (FP32 accuracy on 3xTF32)")], size=11)
     return s
 
 
@@ -234,21 +239,21 @@ def moduli_bits(root, K=4096):
                      f"certificate's budget, {half:.2g}."], size=11, step=14)
     for b in range(0, 33, 4):
         s.line(x0 + b * unit, y0 - 6, x0 + b * unit, y0 + 62 * len(counts) - 16, stroke=LIGHT)
-        s.text(x0 + b * unit, y0 - 10, f"{b}", size=10, anchor="middle", fill=GREY)
+        s.text(x0 + b * unit, y0 - 10, f"{b}", size=11, anchor="middle", fill=GREY)
     for i, c in enumerate(counts):
         P = math.prod(r.moduli[:c])
         T = min(math.log2(math.sqrt((P >> split << split) / 2) - 0.5 * math.sqrt(K)) - 1e-3,
                 scaled - 0.1)
         keep, y, term = T - math.log2(K) / 2, y0 + i * 62, K * 2 ** -T * rho
         s.text(12, y + 14, f"{c} moduli", size=12, bold=c == r.count)
-        s.text(12, y + 30, f"log2 P = {math.log2(P):.1f}", size=10, fill=GREY)
+        s.text(12, y + 30, f"log2 P = {math.log2(P):.1f}", size=11, fill=GREY)
         s.rect(x0, y, keep * unit, 20, fill=PALETTE[1], stroke=INK, sw=2 if c == r.count else 1)
         s.rect(x0 + keep * unit, y, (T - keep) * unit, 20, fill=LIGHT, stroke=INK)
-        s.text(x0 + 4, y + 14, f"{keep:.1f} bits", size=10)
-        s.text(x0 + T * unit + 4, y + 14, f"T = {T:.2f}", size=10)
+        s.text(x0 + 4, y + 14, f"{keep:.1f} bits", size=11)
+        s.text(x0 + T * unit + 4, y + 14, f"T = {T:.2f}", size=11)
         s.text(x0, y + 34, f"{term:.2g} " + ("≤ half the budget: no line heavy" if term <= half
                                             else "> half the budget: every line heavy, rung 15"),
-               size=10, fill=GREEN if term <= half else STRONG)
+               size=11, fill=GREEN if term <= half else STRONG)
     s.caption([f"Moduli in order: {', '.join(map(str, r.moduli))}; the ladder's rung uses "
                f"{r.count} (bold).", f"T = log2(√(P/2) − ½√K) − 0.001 with P's low {split} bits "
                f"cleared, at most {scaled} − 0.1 (the integers stay in {scaled} bits)."])

@@ -93,7 +93,7 @@ def cluster_sum(root):
         lo, hi = r * k_slice, min(K, (r + 1) * k_slice)
         if hi > lo:
             s.rect(kx + lo * kw / K, ky, (hi - lo) * kw / K, 26, fill=hue(r, R), stroke=INK)
-            s.text(kx + (lo + hi) / 2 * kw / K, ky + 17, f"r{r}", size=10, anchor="middle")
+            s.text(kx + (lo + hi) / 2 * kw / K, ky + 17, f"r{r}", size=11, anchor="middle")
     s.lines(kx, ky + 46, [
         "Block rank r walks k in [r·kSlice, (r+1)·kSlice) through a",
         f"{STAGES}-buffer cp.async ring: {c['kThreads']} threads, {TM} × {TN} FFMA "
@@ -155,7 +155,7 @@ def cluster_sum(root):
     for g in range(0, R, flight):
         x = 236 + g * 54 + (g // flight) * 14
         s.text(x, oy + 22, f"ranks {g}–{min(R, g + flight) - 1}: loads in flight together",
-               size=10, fill=GREEN)
+               size=11, fill=GREEN)
     s.caption([f"Schematic at the plan choose() makes for {M}×{N}×{K}; C's tiles, K's slices "
                "and the shares of P to scale."])
     return s

@@ -62,18 +62,18 @@ def decision(root):
         x0 = left + p * (panel + 56)
         s.text(x0 + len(ks) * cell_w / 2, top - 34, gpu, size=13, anchor="middle", bold=True)
         for c, K in enumerate(ks):
-            s.text(x0 + c * cell_w + cell_w / 2, top - 8, f"K={K}", size=10, anchor="middle")
+            s.text(x0 + c * cell_w + cell_w / 2, top - 8, f"K={K}", size=11, anchor="middle")
         for r, M in enumerate(sizes):
             y = top + r * cell_h
             if p == 0:
-                s.text(x0 - 8, y + cell_h / 2 + 4, f"{M}²", size=10, anchor="end")
+                s.text(x0 - 8, y + cell_h / 2 + 4, f"{M}²", size=11, anchor="end")
             for c, K in enumerate(ks):
                 rates, cublas = rows[(M, M, K)]
                 name = chosen(rates, margin)
                 s.rect(x0 + c * cell_w, y, cell_w, cell_h, fill=COLOURS.get(name, GREY),
                        stroke="white", sw=1)
                 s.text(x0 + c * cell_w + cell_w / 2, y + cell_h / 2 + 4,
-                       f"{100 * rates[name] / cublas:.0f}%", size=10, anchor="middle")
+                       f"{100 * rates[name] / cublas:.0f}%", size=11, anchor="middle")
         s.rect(x0, top, len(ks) * cell_w, len(sizes) * cell_h, stroke=INK)
     s.text(left - 70, top + len(sizes) * cell_h / 2, "M = N", size=11, rotate=True)
     legend_y = top + len(sizes) * cell_h + 28

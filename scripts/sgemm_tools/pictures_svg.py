@@ -16,12 +16,38 @@ STRONG = "#e31a1c"
 BLUE = "#1f78b4"
 GREEN = "#33a02c"
 ORANGE = "#ff7f00"
+# Legible on a repository page at 1:1 (tests/pictures_legible_test.py checks every picture with
+# the same estimate): no text under MIN_TEXT px, and a line of text is taken to be as wide as
+# its characters at GLYPH_EM (GLYPH_EM_BOLD for bold) of its size, a conservative average.
+MIN_TEXT = 11
+GLYPH_EM = 0.6
+GLYPH_EM_BOLD = 0.65
+MARGIN = 12  # between text and the picture's edges
+TITLE_SIZES = (16, 15, 14, 13)  # the title's size: the largest at which it fits on one line
 
 
 def num(v):
     """A coordinate as text: at most one decimal, no trailing zeros."""
     text = f"{round(v, 1):.1f}".rstrip("0").rstrip(".")
     return "0" if text == "-0" else text
+
+
+def text_width(s, size, bold=False):
+    """The width a line of text is taken to need (see GLYPH_EM)."""
+    return len(str(s)) * size * (GLYPH_EM_BOLD if bold else GLYPH_EM)
+
+
+def wrap(s, size, width, bold=False):
+    """`s` cut at spaces into lines that each fit in `width` (a word longer stays whole)."""
+    rows, row = [], ""
+    for word in str(s).split(" "):
+        longer = f"{row} {word}" if row else word
+        if row and text_width(longer, size, bold) > width:
+            rows.append(row)
+            row = word
+        else:
+            row = longer
+    return rows + [row]
 
 
 def hue(i, n):
@@ -50,15 +76,38 @@ class Svg:
                  f'fill="{fill}" stroke="{stroke}" stroke-width="{num(sw)}"{extra}/>')
 
     def text(self, x, y, s, size=12, anchor="start", fill=INK, bold=False, rotate=False):
+        if size < MIN_TEXT:
+            raise ValueError(f"{self.title}: {s!r} at {size} px, under {MIN_TEXT} px")
         extra = ' font-weight="bold"' if bold else ""
         extra += f' transform="rotate(-90 {num(x)} {num(y)})"' if rotate else ""
         self.add(f'<text x="{num(x)}" y="{num(y)}" font-size="{size}" text-anchor="{anchor}" '
                  f'fill="{fill}"{extra}>{escape(str(s))}</text>')
 
-    def lines(self, x, y, rows, size=12, step=None, **kw):
-        """Several lines of text from (x, y) down."""
+    def lines(self, x, y, rows, size=12, step=None, width=None, items=False, **kw):
+        """Several lines of text from (x, y) down; the y of the line after the last. Where a
+        left-anchored row is wider than `width` (default: up to the right margin), the rows are
+        reflowed to it as paragraphs (with `items`, each row wrapped alone)."""
+        width = width or self.width - MARGIN - x
+        bold = kw.get("bold", False)
+        rows_given = rows
+        if kw.get("anchor", "start") == "start" and any(
+                text_width(row, size, bold) > width for row in rows):
+            # Rows broken by hand that no longer fit: reflow each paragraph ("" between them).
+            paragraphs, out = [[]], []
+            for row in rows:
+                if row.strip():
+                    paragraphs[-1].append(row.strip())
+                else:
+                    paragraphs.append([])
+            for i, para in enumerate(paragraphs):
+                out += ([""] if i else []) + (wrap(" ".join(para), size, width, bold)
+                                              if para else [])
+            rows = out
+            if items:  # each row a statement of its own: wrapped alone, never joined
+                rows = [part for row in rows_given for part in wrap(row, size, width, bold)]
         for i, row in enumerate(rows):
             self.text(x, y + i * (step or size + 4), row, size=size, **kw)
+        return y + len(rows) * (step or size + 4)
 
     def line(self, x1, y1, x2, y2, stroke=INK, sw=1, arrow=False, dash=None):
         extra = ' marker-end="url(#arrow)"' if arrow else ""
@@ -113,8 +162,14 @@ class Svg:
             self.text(x + size + 6, y + i * step, label, size=size)
 
     def caption(self, rows, y=None):
-        """The caption under the picture: what it shows and whether it is to scale."""
-        y = self.height - 10 - 16 * (len(rows) - 1) if y is None else y
+        """The caption under the picture: what it shows and whether it is to scale. Its rows
+        are one paragraph, wrapped to the picture's width; at the bottom (y None), the picture grows by the
+        lines that wrapping adds."""
+        wrapped = wrap(" ".join(rows), 12, self.width - 2 * MARGIN)  # one paragraph, reflowed
+        if y is None:
+            self.height += 16 * (len(wrapped) - len(rows))
+            y = self.height - 10 - 16 * (len(wrapped) - 1)
+        rows = wrapped
         self.lines(12, y, rows, size=12, step=16, fill="#444444")
 
     def header(self):
@@ -122,6 +177,11 @@ class Svg:
         return f"<!-- drawn by scripts/pictures from {self.source}: {consts} -->"
 
     def svg(self):
+        room = self.width - 2 * MARGIN
+        title = next((size for size in TITLE_SIZES
+                      if text_width(self.title, size, bold=True) <= room), None)
+        if title is None:
+            raise ValueError(f"title {self.title!r} too long for {self.width} px")
         head = [self.header(),
                 f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width}" '
                 f'height="{self.height}" viewBox="0 0 {self.width} {self.height}" '
@@ -131,6 +191,6 @@ class Svg:
                 'markerHeight="7" orient="auto"><path d="M0,0 L10,5 L0,10 z" '
                 f'fill="{INK}"/></marker></defs>',
                 f'<rect x="0" y="0" width="{self.width}" height="{self.height}" fill="white"/>',
-                f'<text x="12" y="24" font-size="16" font-weight="bold" fill="{INK}">'
+                f'<text x="12" y="24" font-size="{title}" font-weight="bold" fill="{INK}">'
                 f"{escape(self.title)}</text>"]
         return "\n".join(head + self.items + ["</svg>", ""])

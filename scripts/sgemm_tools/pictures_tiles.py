@@ -60,14 +60,14 @@ def thread_column(root):
     s.text(zx + 110 + z + 6, zy + 24, f"used {tm} times", size=11)
     for i in range(tm):
         s.rect(zx, zy + 40 + i * z, z, z, fill=A_TONE, stroke=INK)
-        s.text(zx + z / 2, zy + 40 + i * z + 15, f"a{i}", size=10, anchor="middle")
+        s.text(zx + z / 2, zy + 40 + i * z + 15, f"a{i}", size=11, anchor="middle")
         s.rect(zx + 110, zy + 40 + i * z, z, z, fill=STRONG, stroke=INK)
         s.text(zx + 110 + z + 6, zy + 40 + i * z + 15, f"acc[{i}] += a{i} · b", size=11)
         s.arrow(zx + z + 4, zy + 40 + i * z + z / 2, zx + 106, zy + 40 + i * z + z / 2,
                 stroke=GREY)
     s.text(zx, zy + 36 + tm * z + 20, f"a0..a{tm - 1}: As at rows threadRow·TM + i,", size=11)
     s.text(zx, zy + 36 + tm * z + 34, f"column k ({tm} loads)", size=11)
-    s.legend(zx, zy + 36 + tm * z + 60, [(STRONG, "thread 0's elements of C, and its loads"),
+    s.legend(zx, zy + 36 + tm * z + 60, [(STRONG, "thread 0's elements of C, its loads"),
                                          (PALETTE[0], "warp 0's threads; a colour per warp")])
     s.lines(20, 440, [
         f"Thread t owns column t % {across} and rows (t / {across})·TM .. +{tm - 1}: "
@@ -106,7 +106,7 @@ def micro_tile(root):
     s.text(zx - 34, zy + 20 + tm * z / 2, "(column", size=11, anchor="end")
     s.text(zx - 34, zy + 36 + tm * z / 2, "of As)", size=11, anchor="end")
     s.text(zx, zy + 4 + tm * z + 18, "acc[i·TN + j] += regM[i] · regN[j]", size=11)
-    s.text(zx, zy + 4 + tm * z + 34, f"regM: TM = {tm} values of column k of As", size=11)
+    s.text(zx, zy + 4 + tm * z + 34, f"regM: TM = {tm} values, As column k", size=11)
     s.legend(zx - 90, zy + tm * z + 70, [(STRONG, "thread 0's micro-tile and its loads"),
                                         (PALETTE[0], "warp 0's threads; a colour per warp")])
     s.lines(20, 430, [
@@ -139,9 +139,9 @@ def as_transpose(root):
     zx = 80
     s.grid(zx, 84, tm, BK, z, fill=lambda r, q: STRONG if q == 0 else A_TONE)
     for q in range(0, BK, 4):
-        s.text(zx + q * z + z / 2, 80, f"k={q}", size=9, anchor="middle")
+        s.text(zx + q * z + z / 2, 80, f"k={q}", size=11, anchor="middle")
     for r in range(tm):
-        s.text(zx + BK * z + 4, 84 + r * z + 10, f"r={r}: address {r * BK}", size=10)
+        s.text(zx + BK * z + 4, 84 + r * z + 10, f"r={r}: address {r * BK}", size=11)
     s.line(20 + BK * u, 70, zx, 84, stroke=GREY, dash="3 2")
     s.line(20 + BK * u, 70 + tm * u, zx, 84 + tm * z, stroke=GREY, dash="3 2")
     s.lines(zx, 84 + tm * z + 20, [
@@ -160,10 +160,10 @@ def as_transpose(root):
     s.grid(20, zy, 1, cols, zz, fill=lambda r, q: (STRONG if q < tm else "#fb9a99" if q < 2 * tm
                                                     else A_TONE))
     for q in range(cols):
-        s.text(20 + q * zz + zz / 2, zy + 13, str(q), size=9, anchor="middle")
+        s.text(20 + q * zz + zz / 2, zy + 13, str(q), size=11, anchor="middle")
     for g in range(0, min(cols, 2 * tm), 4):
         s.rect(20 + g * zz + 1, zy - 6, 4 * zz - 2, zz + 12, stroke=INK, sw=1.5)
-        s.text(20 + (g + 2) * zz, zy + zz + 20, "LDS.128", size=10, anchor="middle")
+        s.text(20 + (g + 2) * zz, zy + zz + 20, "LDS.128", size=11, anchor="middle")
     s.lines(20, zy + zz + 44, [
         f"Row k = 0, r = 0..{cols - 1}: thread 0's {tm} floats (red) are now side by side, "
         f"{tm // 4} LDS.128;",
@@ -175,13 +175,13 @@ def as_transpose(root):
     s.text(gx, gy - 20, "row r of A, 4 consecutive k: one LDG.128", size=11)
     s.grid(gx, gy, 1, 4, 24, fill=lambda r, q: BLUE)
     for q in range(4):
-        s.text(gx + q * 24 + 12, gy + 16, f"k{q}", size=10, anchor="middle", fill="white")
+        s.text(gx + q * 24 + 12, gy + 16, f"k{q}", size=11, anchor="middle", fill="white")
     s.grid(gx + 150, gy + 40, 4, 6, 24, fill=lambda r, q: BLUE if q == 2 else A_TONE)
     for q in range(4):
         s.arrow(gx + q * 24 + 12, gy + 24, gx + 150 + 2 * 24 + 6, gy + 40 + q * 24 + 12,
                 stroke=GREY)
-    s.text(gx + 150, gy + 150, "As: rows k..k+3, column r", size=11)
-    s.text(gx + 150, gy + 166, "4 scalar stores (STS.32)", size=11)
+    s.lines(gx + 150, gy + 150, ["As: rows k..k+3, column r: 4 scalar stores (STS.32)"],
+            size=11, step=14)
     s.caption([f"The tiles to scale ({u} px an element). Enlarged: thread 0 (threadRow 0) and, "
                "after the transpose,", "the thread with the next TM rows (threadRow 1)."])
     return s
@@ -206,12 +206,12 @@ def tile_params(root):
                       f"accumulators a thread: TM·TN = {tm * tn}",
                       f"per k a thread: {tm // 4} + {tn // 4} LDS.128, {tm * tn} FMAs",
                       f"blocks an SM asked for: {c['kMinBlocks']} (__launch_bounds__)"], size=12,
-            step=20)
+            step=18, items=True)
     zx, zy, z = 420, 300, 6
     for t in range(4):
         s.rect(zx + t * tn * z, zy, tn * z, tm * z, fill=STRONG if t == 0 else PALETTE[0],
                stroke=INK)
-        s.text(zx + (t + 0.5) * tn * z, zy - 4, str(t), size=10, anchor="middle")
+        s.text(zx + (t + 0.5) * tn * z, zy - 4, str(t), size=11, anchor="middle")
     s.text(zx + 4 * tn * z + 8, zy + 12, "threads 0..3, enlarged:", size=11)
     s.text(zx + 4 * tn * z + 8, zy + 28, f"each TM × TN = {tm} × {tn}", size=11)
     s.text(zx + 4 * tn * z + 8, zy + 44, "elements of C", size=11)

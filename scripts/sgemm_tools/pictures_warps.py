@@ -52,7 +52,7 @@ def warp_tiling(root):
         r, q = lane // lanes_across, lane % lanes_across
         s.rect(x3 + q * TN * u3, y3 + r * TM * u3, TN * u3, TM * u3,
                fill=STRONG if lane == 0 else PALETTE[0], stroke=INK, sw=0.5)
-        s.text(x3 + (q + 0.5) * TN * u3, y3 + (r + 0.5) * TM * u3 + 4, str(lane), size=10,
+        s.text(x3 + (q + 0.5) * TN * u3, y3 + (r + 0.5) * TM * u3 + 4, str(lane), size=11,
                anchor="middle", fill="white" if lane == 0 else INK)
     s.lines(x3, y3 - 24, ["3. Its first sub-tile: 32 lanes,", f"each TM × TN = {TM} × {TN}"],
             size=12)
@@ -71,14 +71,34 @@ def warp_tiling(root):
     return s
 
 
+def lanes_per_row(src, c):
+    """How many lanes store one row r of As: each thread loads a float4 of A at column
+    innerColA, so BK / 4 neighbouring threads share a row."""
+    return evaluate(src.find(r"const int innerColA = threadIdx\.x % ([^;]+);", "innerColA")
+                    .group(1), c)
+
+
+def unswizzled_ways(BM, per_row):
+    """The bank conflict of warp 0's first transposed store As[k·BM + r]: lane n writes row
+    r = n / per_row at k = (n % per_row)·4; the most lanes on one bank."""
+    banks = [((n % per_row * 4) * BM + n // per_row) % 32 for n in range(32)]
+    return max(banks.count(b) for b in banks)
+
+
 def swizzle(root):
     src, c = tile_of(8, root)
     names, expr = src.returns("swizzle")
-    per_row = evaluate(src.find(r"const int innerColA = threadIdx\.x % ([^;]+);", "innerColA")
-                       .group(1), c)
+    per_row = lanes_per_row(src, c)
     BM, BK = c["BM"], c["BK"]
-    k = {"BM": BM, "BK": BK, "swizzle": expr.replace(" ", "")}
-    s = Svg("08 · The XOR swizzle: which bank each element of As lands in", src.path, k, 750)
+    # Rungs 6 and 7 store As the same way, unswizzled, with tiles of their own.
+    src6 = rung_source(root, 6)
+    c6 = src6.constants()
+    src7, c7 = tile_of(7, root)
+    before = {n: unswizzled_ways(cn["BM"], lanes_per_row(sn, cn))
+              for n, sn, cn in ((6, src6, c6), (7, src7, c7))}
+    k = {"BM": BM, "BK": BK, "swizzle": expr.replace(" ", ""),
+         "ways_rung6": before[6], "ways_rung7": before[7]}
+    s = Svg("08 · The XOR swizzle: which bank each element of As lands in", src.path, k, 766)
     cell, ch, x0 = 19, 15, 56
     rows = BK
 
@@ -89,17 +109,17 @@ def swizzle(root):
     # One store instruction of warp 0: lane n writes row n / per_row, k = (n % per_row) * 4.
     store = {(n % per_row * 4, n // per_row) for n in range(32)}
     for p, swz in enumerate((False, True)):
-        y = 80 + p * (rows * ch + 80)
+        y = 80 + p * (rows * ch + 96)
         hit = [bank(r, kk, swz) for kk, r in store]
         worst = max(hit.count(b) for b in set(hit))
-        title = ("Before (rungs 6–7): As[k·BM + r]" if not swz else
+        title = ("Before: As[k·BM + r], rung 8's tile without the swizzle" if not swz else
                  f"After (rung 8): As[k·BM + swizzle(r, k)], swizzle = {expr}")
         s.text(12, y - 26, title, size=13, bold=True)
         for r in range(32):
-            s.text(x0 + r * cell + cell / 2, y - 6, str(r), size=9, anchor="middle", fill=GREY)
+            s.text(x0 + r * cell + cell / 2, y - 6, str(r), size=11, anchor="middle", fill=GREY)
         for kk in range(rows):
-            s.text(x0 - 6, y + kk * ch + 11, f"k={kk}", size=9, anchor="end")
-            s.add(f'<g font-size="9" text-anchor="middle" stroke="white" stroke-width="0.5">')
+            s.text(x0 - 6, y + kk * ch + 11, f"k={kk}", size=11, anchor="end")
+            s.add(f'<g font-size="11" text-anchor="middle" stroke="white" stroke-width="0.5">')
             for r in range(32):  # each cell's colour and number: its bank
                 b, cx, cy = bank(r, kk, swz), x0 + r * cell, y + kk * ch
                 s.add(f'<rect x="{cx}" y="{cy}" width="{cell}" height="{ch}" fill="{hue(b, 32)}"/>'
@@ -112,6 +132,11 @@ def swizzle(root):
                    + (f"a {worst}-way conflict" if worst > 1 else "no conflict"))
         s.text(12, y + rows * ch + 20, verdict, size=12, fill=STRONG if worst > 1 else GREEN,
                bold=True)
+        if not swz:
+            ways = lambda n: f"{before[n]}-way" if before[n] > 1 else "none"  # noqa: E731
+            s.lines(12, y + rows * ch + 38, [
+                f"Rungs 6 and 7 store so too: rung 6 (BM {c6['BM']}, BK {c6['BK']}) {ways(6)}, "
+                f"rung 7 (BM {c7['BM']}, BK {c7['BK']}) {ways(7)}."], size=12, fill=STRONG)
     s.caption([f"Rows k = 0..{rows - 1}, columns r = 0..31 of As (a row holds BM = {BM} floats); "
                "a cell's number is its bank, index mod 32.",
                f"Warp 0's first store: lane n writes row r = n / {per_row} at k = (n % "
