@@ -6,13 +6,15 @@ the kernels, tests/sass_expectations.json and the committed sweeps) and scripts/
     python3 tests/docs_checks_test.py        (ctest: docs.checks_script, label cpu)
 
 The fixture passes every check; each test plants one error of a kind a doc can carry (a
-wrong register split, a wrong instruction claim, a number in no committed JSON, a missing
-heading, ...) and expects the check to fail and to name the line.
+wrong register split, a wrong instruction claim, an instruction count or a per-k-step count
+the SASS facts do not hold, a number that disagrees with the committed JSON it cites, a number
+in no committed JSON, a missing heading, ...) and expects the check to fail and to name the line.
 """
 import contextlib
 import importlib.machinery
 import importlib.util
 import io
+import json
 import os
 import re
 import subprocess
@@ -25,9 +27,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 SCRIPTS = os.path.join(ROOT, "scripts")
 sys.path.insert(0, SCRIPTS)
 import ladder  # noqa: E402
-from sgemm_tools import code_facts, data_facts, doc_lint  # noqa: E402
+from sgemm_tools import code_facts, data_facts, doc_lint, sass_facts  # noqa: E402
 
 BENCH = "results/h200/bench.json"
+SASS = "results/sass/sm_90.json"  # the committed SASS facts (ctest sass.facts holds them)
+KSTEP_RUNG = 13  # a rung whose main loop is a number of mma k-steps
 RUNG = 10
 SHAPE = "4096x4096x4096"
 
@@ -52,6 +56,9 @@ def fixture():
     pct = data_facts.bench(BENCH, RUNG, SHAPE)
     ffma, split = code_facts.ffma_per_pass(rung), code_facts.register_split(rung)
     claim = code_facts.sass_holds(rung, "LDGSTS")
+    instructions = sass_facts.count(SASS, RUNG, "instructions")
+    kstep = sass_facts.per_kstep(SASS, KSTEP_RUNG, "instructions")
+    registers = sass_facts.count(SASS, KSTEP_RUNG, "registers", "kernel")
     return f"""# {RUNG:02d} · A fixture
 
 One line on what this rung changes.
@@ -77,6 +84,10 @@ registers (producer/consumer).
 ## Evidence
 
 The SASS tests require <!-- fact:sass-holds {RUNG} LDGSTS -->{claim}<!-- /fact -->.
+A pass of the main loop is <!-- fact:sass {SASS} {RUNG} instructions -->{instructions}<!-- /fact -->
+instructions ([{SASS}](../{SASS})); rung {KSTEP_RUNG}'s k-step is
+<!-- fact:sass-kstep {SASS} {KSTEP_RUNG} instructions -->{kstep}<!-- /fact --> instructions, in
+<!-- fact:sass {SASS} {KSTEP_RUNG} registers kernel -->{registers}<!-- /fact --> registers.
 On the H200 rung {RUNG} reached <!-- fact:bench {BENCH} {RUNG} {SHAPE} -->{pct}<!-- /fact -->
 of cuBLAS at 4096³, and in prose: rung {RUNG} at {pct} of cuBLAS ({BENCH}).
 A share that is no measurement: 12.5% of the lanes. <!-- number-ok: arithmetic -->
@@ -164,6 +175,37 @@ class FixtureTest(unittest.TestCase):
         count = code_facts.ffma_per_pass(ladder.rung(RUNG))
         text = self.text.replace(f"-->{count}<", f"-->{2 * int(count)}<")
         self.assertFails(self.tree(text).facts(), f"fact:ffma-per-pass {RUNG} says")
+
+    def test_planted_instruction_count(self):
+        # a count the doc states that the SASS (its committed facts) does not hold
+        count = sass_facts.count(SASS, RUNG, "instructions")
+        planted = str(int(count.replace(",", "")) + 7)
+        text = self.text.replace(f"instructions -->{count}<", f"instructions -->{planted}<")
+        self.assertNotEqual(text, self.text)
+        self.assertFails(self.tree(text).facts(),
+                         f":{line_of(text, planted)}: fact:sass {SASS} {RUNG} instructions says "
+                         f"'{planted}'", f"'{count}'")
+
+    def test_planted_kstep_count(self):
+        # doc 13's stale "about 330 instructions" a k-step, where the SASS says otherwise
+        count = sass_facts.per_kstep(SASS, KSTEP_RUNG, "instructions")
+        text = self.text.replace(f"instructions -->{count}<", "instructions -->330<")
+        self.assertNotEqual(text, self.text)
+        self.assertFails(self.tree(text).facts(),
+                         f":{line_of(text, '>330<')}: fact:sass-kstep {SASS} {KSTEP_RUNG} "
+                         "instructions says '330'", f"'{count}'")
+
+    def test_planted_number_disagreeing_with_its_json(self):
+        # a number in a fact that cites a committed JSON, which says another
+        registers = sass_facts.count(SASS, KSTEP_RUNG, "registers", "kernel")
+        text = self.text.replace(f"kernel -->{registers}<", "kernel -->254<")
+        self.assertNotEqual(text, self.text)
+        self.assertFails(self.tree(text).facts(),
+                         f"fact:sass {SASS} {KSTEP_RUNG} registers kernel says '254'")
+        pct = data_facts.bench(BENCH, RUNG, SHAPE)
+        text = self.text.replace(f"{SHAPE} -->{pct}<", f"{SHAPE} -->{pct[:-1]}1%<")
+        self.assertNotEqual(text, self.text)
+        self.assertFails(self.tree(text).facts(), f"fact:bench {BENCH} {RUNG} {SHAPE} says")
 
     def test_planted_number_not_in_the_data(self):
         pct, _ = doc_lint.Measured(ROOT).allowed(self.text, {RUNG, RUNG - 1})
@@ -293,6 +335,48 @@ class UnitTest(unittest.TestCase):
         self.assertEqual(text, "no `LDS` in the kernel")
         with self.assertRaises(ladder.Error):
             code_facts.sass_holds(ladder.rung(1), "HGMMA")
+
+    def test_per_kstep_follows_the_unroll(self):
+        # one pass of rung 13's main loop is one k-step (#pragma unroll 1); unrolled by 2, a
+        # pass holds two, and the same pass's count is half as many a k-step
+        rung = ladder.rung(KSTEP_RUNG)
+        self.assertEqual(sass_facts.ksteps_per_pass(rung), 1)
+        self.assertEqual(sass_facts.ksteps_per_pass(ladder.rung(12)), 4)  # unrolled: a k-tile
+        planted, n = re.subn(r"#pragma unroll 1(\s*for \(int ks)", r"#pragma unroll 2\1",
+                             code_facts.source(rung.kernel))
+        self.assertEqual(n, 1)
+        with unittest.mock.patch.object(code_facts, "source", lambda rel: planted):
+            self.assertEqual(sass_facts.ksteps_per_pass(rung), 2)
+            halves = sass_facts.per_kstep(SASS, KSTEP_RUNG, "HMMA")
+        self.assertEqual(int(halves) * 2, int(sass_facts.per_kstep(SASS, KSTEP_RUNG, "HMMA")))
+        with unittest.mock.patch.object(code_facts, "source", lambda rel: "no loop"):
+            with self.assertRaisesRegex(ladder.Error, "no `for \\(int ks"):
+                sass_facts.ksteps_per_pass(rung)
+
+    def test_sass_facts_render(self):
+        self.assertEqual(sass_facts.render([484, 487, 484], False), "484–487")
+        self.assertEqual(sass_facts.render([1143, 1140], False), "1,140–1,143")
+        self.assertEqual(sass_facts.render([685 / 128], True), "5.4")
+        with self.assertRaisesRegex(ladder.Error, "registers is the kernel's"):
+            sass_facts.count(SASS, KSTEP_RUNG, "registers")
+        with self.assertRaisesRegex(ladder.Error, "no kernel of rung 13 matching nothing"):
+            sass_facts.count(SASS, KSTEP_RUNG, "HMMA", "main_loop", "nothing")
+
+    def test_planted_stale_sass_facts_file(self):
+        # the committed facts against a build whose SASS moved: each moved count is named
+        committed = sass_facts.load(SASS)
+        self.assertEqual(sass_facts.differences(committed, committed), [])
+        moved = json.loads(json.dumps(committed))
+        kernel = next(k for k in moved["kernels"] if k["rung"] == KSTEP_RUNG and k["main_loop"])
+        kernel["main_loop"]["instructions"] += 1
+        kernel["registers"] -= 1
+        said = sass_facts.differences(committed, moved)
+        self.assertEqual(len(said), 2, said)
+        self.assertIn(f"rung {KSTEP_RUNG} {kernel['variant']}: registers", said[0])
+        self.assertIn("main_loop instructions", said[1])
+        gone = dict(moved, kernels=[k for k in moved["kernels"] if k is not kernel])
+        self.assertIn("in the file, not in the build", " ".join(
+            sass_facts.differences(committed, gone)))
 
     def test_named_rungs(self):
         self.assertEqual(doc_lint.named_rungs("rungs 5–7 and rung 10; Rung 2"),

@@ -42,6 +42,15 @@ foreach(_number _stem _source IN ZIP_LISTS SGEMM_RUNG_NUMBERS SGEMM_RUNG_STEMS
   set_tests_properties(${_test} PROPERTIES LABELS "cpu;sass" TIMEOUT 120)
 endforeach()
 
+# sass.facts: the SASS facts the docs cite (results/sass/sm_90.json, through scripts/docs-facts'
+# fact:sass) are this build's SASS, count for count; skipped (77) when this build's nvcc is not
+# the one that wrote them, whose SASS would differ anyway. scripts/sass --write-facts rewrites them.
+sgemm_python_test(sass.facts "the SASS tests" ${PROJECT_SOURCE_DIR}/scripts/sass
+                  --binary $<TARGET_FILE:sgemm> --cuobjdump ${_sass_tool}
+                  --facts ${PROJECT_SOURCE_DIR}/results/sass/sm_90.json
+                  --nvcc-version ${CMAKE_CUDA_COMPILER_VERSION})
+set_tests_properties(sass.facts PROPERTIES LABELS "cpu;sass" TIMEOUT 120 SKIP_RETURN_CODE 77)
+
 # The parsers behind scripts/sass, scripts/profile and scripts/docs-diffs, on fixtures
 # (tests/data): cuobjdump -sass and -res-usage text, an ncu CSV export, doc markers.
 sgemm_python_test(scripts.parsers "the scripts' tests" ${CMAKE_CURRENT_SOURCE_DIR}/scripts_test.py)

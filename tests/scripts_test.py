@@ -234,6 +234,10 @@ class Sass(unittest.TestCase):
                           "void sgemm::vectorized::sgemm_vectorized<(bool)1>(int, int)"):
             self.assertIn(kernel_names.variant_of(r, demangled, self.name),
                           ("<kVectorized=true>", "<true>"))  # names from the kernel source
+        # another kernel of the rung whose name begins with the rung's own is that kernel
+        fused = "void sgemm::vectorized::sgemm_vectorized_fused<4, true>(int)"
+        self.assertEqual(kernel_names.variant_of(r, fused, self.name),
+                         " (sgemm_vectorized_fused<4, true>)")
         self.assertEqual(kernel_names.template_args("<128, Tile<1, 2>, (bool)0>"),
                          ["128", "Tile<1, 2>", "(bool)0"])
         self.assertEqual([kernel_names.readable(a) for a in ("(bool)0", "(int)128", "16u",

@@ -72,7 +72,9 @@ def variant_of(rung, demangled, mangled):
     """'<kVectorized=true>' for a template instantiation, '' for a plain kernel, or the
     function's own name for another kernel in the rung's namespace."""
     key = f"sgemm::{rung.name}::{rung.function}"
-    at = demangled.find(key)
+    # the rung's own kernel, not another whose name it begins (sgemm_<name>_fused)
+    m = re.search(re.escape(key) + r"(?!\w)", demangled)
+    at = m.start() if m else -1
     if at < 0:
         if demangled == mangled:  # no demangler: show the raw template arguments
             m = re.search(rf"{len(rung.function)}{rung.function}(I.*?E)E", mangled)
