@@ -3,6 +3,10 @@
 #  - results.committed_plots: each committed results/<gpu>/table.md, and the data each
 #    committed picture there carries, match its bench.json (scripts/plot --check; no matplotlib);
 #  - results.scripts: scripts/plot's table, data and check, scripts/results-table, on a fixture;
+#  - results.roofline: the README's picture of the ladder under the hardware's ceilings
+#    (results/h200/roofline.svg) is what scripts/roofline draws from the committed data now;
+#  - results.roofline_planted: a planted change to a rate, a spec or the moduli makes that
+#    check fail and name it, and the picture is legible at 1:1 (tests/roofline_test.py);
 #  - results.plot: scripts/plot's pictures, drawn by the Python scripts/plot would find with
 #    matplotlib; Skipped, with the Pythons tried, when none can import it (the test exits 77:
 #    SKIP_RETURN_CODE);
@@ -12,11 +16,15 @@ set(_results "the results tests")
 sgemm_python_test(results.readme_table "${_results}" ${PROJECT_SOURCE_DIR}/scripts/results-table
                   --check)
 sgemm_python_test(results.committed_plots "${_results}" ${PROJECT_SOURCE_DIR}/scripts/plot --check)
+sgemm_python_test(results.roofline "${_results}" ${PROJECT_SOURCE_DIR}/scripts/roofline --check)
+sgemm_python_test(results.roofline_planted "${_results}"
+                  ${CMAKE_CURRENT_SOURCE_DIR}/roofline_test.py)
 sgemm_python_test(results.scripts "${_results}" ${CMAKE_CURRENT_SOURCE_DIR}/results_scripts_test.py)
 sgemm_python_test(results.plot "${_results}" ${CMAKE_CURRENT_SOURCE_DIR}/results_scripts_test.py
                   --pictures)
 set_tests_properties(results.plot PROPERTIES SKIP_RETURN_CODE 77)
-set_tests_properties(results.readme_table results.committed_plots results.scripts results.plot
+set_tests_properties(results.readme_table results.committed_plots results.roofline
+                     results.roofline_planted results.scripts results.plot
                      PROPERTIES LABELS cpu TIMEOUT 120)
 
 # sgemm_bench as a user runs it: sgemm_bench_test(<name> <label> EXIT ... ARGS ... EXPECT ...)
