@@ -33,10 +33,14 @@
 // is decided by what the build holds and what the device is, as each rung answers.
 //
 // No workspace of its own and nothing on the device: the choice is host arithmetic on a few
-// hundred numbers, a fraction of a microsecond beside the launches it picks.
+// hundred numbers, a fraction of a microsecond beside the launches it picks. What does not change
+// from call to call (the rates' logarithms, which column is rung 16, which columns are rungs) is
+// worked out once per table (prepare), and a call allocates nothing: at 1024^3 the host's time
+// per call is the product's business (tests/best_choice_cost_test.cpp counts the allocations).
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -82,22 +86,40 @@ Bracket bracket(const std::vector<int>& axis, int x) {
 
 }  // namespace
 
-std::vector<double> predict_micros(const Table& table, int M, int N, int K) {
+PreparedTable prepare(const Table& table) {
+  PreparedTable p;
+  p.table = &table;
+  p.log_rates.reserve(table.rates.size());
+  for (double rate : table.rates) p.log_rates.push_back(std::log(rate));
+  for (const std::string& name : table.candidates) p.data_dependent.push_back(data_dependent(name));
+  return p;
+}
+
+void predict_micros(const PreparedTable& prepared, int M, int N, int K, double* micros) {
+  const Table& table = *prepared.table;
   const Bracket bm = bracket(table.Ms, M), bn = bracket(table.Ns, N), bk = bracket(table.Ks, K);
   const double flops = 2.0 * M * N * K;
-  std::vector<double> micros;
-  for (size_t c = 0; c < table.candidates.size(); ++c) {
-    double logRate = 0;
+  const size_t columns = table.candidates.size();
+  // log_rates[...] is table.rate(m, n, k, c)'s logarithm: Table::rate's index
+  const auto logRate = [&](size_t m, size_t n, size_t k, size_t c) {
+    return prepared.log_rates[((m * table.Ns.size() + n) * table.Ks.size() + k) * columns + c];
+  };
+  for (size_t c = 0; c < columns; ++c) {
+    double sum = 0;
     for (int corner = 0; corner < 8; ++corner) {  // bit 0: upper M, bit 1: upper N, bit 2: K
       const bool um = corner & 1, un = corner & 2, uk = corner & 4;
       const double w = (um ? bm.upper : 1 - bm.upper) * (un ? bn.upper : 1 - bn.upper) *
                        (uk ? bk.upper : 1 - bk.upper);
       if (w == 0) continue;  // an edge's outside corner, or a point exactly on the grid
-      logRate +=
-          w * std::log(table.rate(um ? bm.hi : bm.lo, un ? bn.hi : bn.lo, uk ? bk.hi : bk.lo, c));
+      sum += w * logRate(um ? bm.hi : bm.lo, un ? bn.hi : bn.lo, uk ? bk.hi : bk.lo, c);
     }
-    micros.push_back(flops / (std::exp(logRate) * 1e3));  // GFLOP/s = 1e3 FLOP per microsecond
+    micros[c] = flops / (std::exp(sum) * 1e3);  // GFLOP/s = 1e3 FLOP per microsecond
   }
+}
+
+std::vector<double> predict_micros(const Table& table, int M, int N, int K) {
+  std::vector<double> micros(table.candidates.size());
+  predict_micros(prepare(table), M, N, K, micros.data());
   return micros;
 }
 
@@ -105,15 +127,23 @@ bool data_dependent(const std::string& candidate) {
   return rung_id(candidate) == RungId::ozaki_int8;
 }
 
-int choose(const Table& table, int M, int N, int K, const std::vector<bool>& usable) {
-  std::vector<double> micros = predict_micros(table, M, N, K);
-  for (size_t c = 0; c < micros.size(); ++c)
-    if (data_dependent(table.candidates[c])) micros[c] *= kDataDependentMargin;
+int choose(const PreparedTable& prepared, int M, int N, int K, const std::vector<bool>& usable) {
+  const size_t columns = prepared.table->candidates.size();
+  std::array<double, kMaxCandidates> onStack;
+  std::vector<double> onHeap(columns > kMaxCandidates ? columns : 0);  // (none, as compiled)
+  double* micros = columns > kMaxCandidates ? onHeap.data() : onStack.data();
+  predict_micros(prepared, M, N, K, micros);
+  for (size_t c = 0; c < columns; ++c)
+    if (prepared.data_dependent[c]) micros[c] *= kDataDependentMargin;
   int best = -1;
-  for (size_t c = 0; c < micros.size(); ++c)
+  for (size_t c = 0; c < columns; ++c)
     if ((usable.empty() || usable[c]) && (best < 0 || micros[c] < micros[best]))
       best = static_cast<int>(c);
   return best;
+}
+
+int choose(const Table& table, int M, int N, int K, const std::vector<bool>& usable) {
+  return choose(prepare(table), M, N, K, usable);
 }
 
 namespace {
@@ -123,10 +153,12 @@ namespace {
 struct Candidates {
   std::vector<std::optional<RungId>> rungs;
   std::vector<bool> usable;
+  PreparedTable prepared;  // the table made ready for a choice per call
 };
 
 Candidates candidates_of(const Table& table) {
   Candidates f;
+  f.prepared = prepare(table);
   for (const std::string& name : table.candidates) {
     std::optional<RungId> id = rung_id(name);
     if (id && (*id == RungId::best || rung_precision(*id) != Precision::fp32)) id.reset();
@@ -178,7 +210,7 @@ runtime::LaunchAnswer launch(const Gemm& gemm,
   const cudaError_t err = current_table(&index);
   if (err != cudaSuccess) return err;
   const Candidates& c = all[index];
-  const int chosen = choose(tables()[index], gemm.M, gemm.N, gemm.K, c.usable);
+  const int chosen = choose(c.prepared, gemm.M, gemm.N, gemm.K, c.usable);
   if (chosen < 0) return cudaErrorInvalidValue;  // no column is a rung: tests/best_table_test
   return runtime::LaunchAnswer::run(*c.rungs[chosen]);  // the library runs it, with its chain
 }

@@ -50,18 +50,15 @@ Status check_pointer_value(const char* name, const void* p, std::string* why) {
   return Status::ok;
 }
 
-// What CUDA says of it: device memory of `device` (or memory it can read).
+// What CUDA says of it: device memory of `device` (or memory it can read). Call it in the scope
+// of a RelaxedCapture (runtime/device.h): the query is never part of a captured graph.
 Status check_pointer_memory(const char* name, const void* p, int device, std::string* why) {
   auto fail = [&](const char* problem) {
     if (why) *why = std::string(name) + " " + problem;
     return Status::bad_pointer;
   };
   cudaPointerAttributes attributes{};
-  cudaError_t err = cudaSuccess;
-  {
-    runtime::RelaxedCapture relaxed;  // a query, never part of a captured graph (runtime.h)
-    err = cudaPointerGetAttributes(&attributes, p);
-  }
+  const cudaError_t err = cudaPointerGetAttributes(&attributes, p);
   if (err != cudaSuccess) {
     cudaGetLastError();  // clear it: this failure is reported through Status, not later calls
     if (why) *why = std::string("cannot query ") + name + ": " + cudaGetErrorString(err);
@@ -186,6 +183,8 @@ Status check_problem(const Operation& operation, const Gemm& g, cudaStream_t str
                 say("the stream belongs to device %lld but device %lld is current "
                     "(cudaSetDevice to the stream's device first)",
                     device, current));
+  // One relaxed scope for the three queries: two calls a pointer fewer than a scope each.
+  const runtime::RelaxedCapture relaxed;
   for (const auto& p : pointers) {
     Status s = check_pointer_memory(p.name, p.p, device, why);
     if (s != Status::ok) return s;

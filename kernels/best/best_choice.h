@@ -5,6 +5,7 @@
 // sgemm_best_rates --predict prints what the launcher would choose.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -71,5 +72,28 @@ bool data_dependent(const std::string& candidate);  // rung 16 (RungId::ozaki_in
 // a data-dependent column's time taken kDataDependentMargin times longer; the first on a tie;
 // -1 when none is usable.
 int choose(const Table& table, int M, int N, int K, const std::vector<bool>& usable = {});
+
+// ---- The choice on every call (rung 18's launcher): nothing allocated, no name compared.
+
+// A table made ready once for the choices made from it: each rate's logarithm (the
+// interpolation is on log rates) and which columns are data-dependent, so that a prediction is
+// arithmetic on numbers at hand. predict_micros and choose on a Table prepare it and run
+// through these, so that both give the same numbers, bit for bit.
+struct PreparedTable {
+  const Table* table = nullptr;      // must outlive this
+  std::vector<double> log_rates;     // std::log of table->rates, in the same order
+  std::vector<bool> data_dependent;  // data_dependent(candidates[c]), per column
+};
+PreparedTable prepare(const Table& table);
+
+// predict_micros into micros[0, candidates.size()).
+void predict_micros(const PreparedTable& prepared, int M, int N, int K, double* micros);
+
+// Up to this many columns the choice holds its predictions on the stack; a table with more
+// allocates them (tests/best_choice_cost_test.cpp checks that the tables compiled in have no
+// more).
+constexpr size_t kMaxCandidates = 8;
+int choose(const PreparedTable& prepared, int M, int N, int K,
+           const std::vector<bool>& usable = {});
 
 }  // namespace sgemm::best

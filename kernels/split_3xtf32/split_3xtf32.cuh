@@ -477,10 +477,11 @@ cudaError_t split_maps(SplitMaps* maps, const Split& s, int M, int N, int K,
   if (kMajorM)  // one map: the kernel reads no A_lo
     err = runtime::make_tensor_map(&maps->Ahi, A, kFloat, K, M, lda, BK, 32, kSwizzle);
   else
-    for (auto [map, plane] : {std::pair{&maps->Ahi, aHi}, {&maps->Alo, aLo}})
-      if (err == cudaSuccess)
-        err = runtime::make_tensor_map(map, plane, kFloat, M, K, ldA, BM, BK, kSwizzle);
-  if (kMajorM) maps->Alo = maps->Ahi;
+    err = runtime::make_tensor_map(&maps->Ahi, aHi, kFloat, M, K, ldA, BM, BK, kSwizzle);
+  // Without planes of A both maps are of the caller's A, the same arguments: encoded once.
+  if (err == cudaSuccess && !kMajorM && s.Ahi)
+    err = runtime::make_tensor_map(&maps->Alo, aLo, kFloat, M, K, ldA, BM, BK, kSwizzle);
+  if (kMajorM || !s.Ahi) maps->Alo = maps->Ahi;
   for (auto [map, plane] : {std::pair{&maps->Bhi, s.Bhi}, {&maps->Blo, s.Blo}})
     if (err == cudaSuccess)
       err = runtime::make_tensor_map(map, plane, kFloat, N, K, s.Kp, BN, BK, kSwizzle);
