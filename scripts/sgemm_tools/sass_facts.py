@@ -4,6 +4,8 @@ that the docs' counts come from a file and a test tells when the build's SASS ha
 
     committed(kernels, nvcc, arch)     the JSON form of scripts/sass's kernel records
     differences(committed, computed)   what a committed file says that the build does not
+    cited_differences(rel, computed, docs)  the same for the counts the docs cite (fact:sass,
+                                       fact:sass-kstep markers), the ones that must hold
     count(path, rung, key, ...)        '258', '484–487': a count (or a ratio) for docs-facts
     per_kstep(path, rung, key, ...)    the same per k-step of the main loop, k-steps per pass
                                        read from the rung's own `#pragma unroll`
@@ -14,6 +16,7 @@ a warp issues each instruction once for its 32 lanes, so they are per warp too.
 import json
 import os
 import re
+import tempfile
 
 import ladder
 
@@ -27,7 +30,12 @@ _KSTEP_LOOP = re.compile(r"(?:#pragma unroll(?:[ \t]+(?P<n>\d+))?[^\n]*\n\s*)?"
                          r"for \(int ks = 0; ks < T::KITER; \+\+ks\)")
 
 
-def committed(kernels, nvcc, arch):
+# A doc's citation of a count: <!-- fact:sass JSON RUNG KEY [WHERE] [KERNELS] --> or
+# <!-- fact:sass-kstep JSON RUNG KEY [KERNELS] --> (scripts/docs-facts renders them).
+_CITATION = re.compile(r"<!-- fact:(?P<name>sass|sass-kstep)(?P<args>(?:[ \t]+[^\s>]+)+)[ \t]*-->")
+
+
+def committed(kernels, nvcc, arch, disassembler=None):
     """{about, context, kernels} of scripts/sass's records for `arch`: each kernel's resources
     and the opcode counts of the whole kernel and of one pass of its main loop (the FFMA
     operand estimates of sass.operand_counts left out: no doc cites them yet)."""
@@ -48,7 +56,8 @@ def committed(kernels, nvcc, arch):
                       "Per kernel: resources per thread and block, opcode counts of the whole "
                       "kernel and of one pass of its main loop (see scripts/sass --help).",
                       "docs-facts states them in the docs: fact:sass, fact:sass-kstep."],
-            "context": {"nvcc": nvcc, "arch": arch}, "kernels": out}
+            "context": {"nvcc": nvcc, "arch": arch, "cuobjdump": disassembler},
+            "kernels": out}
 
 
 def _keyed(facts):
@@ -66,7 +75,8 @@ def _keyed(facts):
 def differences(old, new):
     """['rung 13 <...>: main_loop instructions 330 in the file, 484 in the build', ...]."""
     said = []
-    if old.get("context") != new.get("context"):
+    if {k: v for k, v in old.get("context", {}).items() if k != "cuobjdump"} != \
+            {k: v for k, v in new.get("context", {}).items() if k != "cuobjdump"}:
         said.append(f"context {old.get('context')} in the file, {new.get('context')} in the build")
     before, after = _keyed(old), _keyed(new)
     for key in sorted(set(before) | set(after), key=str):
@@ -89,6 +99,45 @@ def differences(old, new):
                     said.append(f"{name}: {where} {op} {x.get(op, 0)} in the file, "
                                 f"{y.get(op, 0)} in the build")
     return said
+
+
+def citations(paths):
+    """[(file, line, name, args)] of every fact:sass / fact:sass-kstep marker in the files."""
+    out = []
+    for path in paths:
+        with open(path) as f:
+            text = f.read()
+        for m in _CITATION.finditer(text):
+            out.append((os.path.relpath(path, ladder.ROOT), text.count("\n", 0, m.start()) + 1,
+                        m["name"], m["args"].split()))
+    return out
+
+
+def cited_differences(rel, computed, paths):
+    """['docs/13_x.md:183: fact:sass-kstep ... 484 in the file, 490 in the build', ...]: the
+    citations of the committed file `rel` in `paths` whose count the build's facts
+    (`computed`, as committed() makes them) no longer give."""
+    with tempfile.TemporaryDirectory() as tmp:
+        build = os.path.join(tmp, "build_facts.json")
+        with open(build, "w") as f:
+            json.dump(computed, f)
+        said = []
+        for where, line, name, args in citations(paths):
+            if args[0] != rel:
+                continue
+            render = count if name == "sass" else per_kstep
+            try:
+                before = render(rel, *args[1:])
+            except ladder.Error:
+                continue  # a broken citation is docs-facts' to report
+            try:
+                after = render(build, *args[1:])
+            except ladder.Error as e:
+                after = f"nothing ({e})"
+            if before != after:
+                said.append(f"{where}:{line}: fact:{name} {' '.join(args)}: {before} in the "
+                            f"file, {after} in the build")
+        return said
 
 
 def load(rel):
