@@ -216,6 +216,18 @@ class FixtureTest(unittest.TestCase):
         allowed = text.replace(f"{absent}%.", f"{absent}%. <!-- number-ok: a prediction -->")
         self.assertEqual(self.tree(allowed).lint("numbers").returncode, 0)
 
+    def test_planted_readme_number_not_in_the_data(self):
+        # the README is checked as the docs are: a ratio in no committed JSON fails
+        tree = self.tree(self.text)
+        readme = os.path.join(tree.root, "README.md")
+        pct = data_facts.bench(BENCH, RUNG, SHAPE)
+        with open(readme, "w") as f:
+            f.write(f"# A front door\n\nRung {RUNG} reaches {pct} of cuBLAS at 4096³.\n")
+        self.assertEqual(tree.lint("numbers").returncode, 0)
+        with open(readme, "a") as f:
+            f.write("The one call runs 9.87× cuBLAS SGEMM at 128³.\n")
+        self.assertFails(tree.lint("numbers"), "README.md:4: 9.87×")
+
     def test_planted_ratio_not_in_the_data(self):
         text = self.text.replace("The bridge.", "The bridge: 9.87× faster.")
         self.assertFails(self.tree(text).lint("numbers"), "9.87× is in no committed")

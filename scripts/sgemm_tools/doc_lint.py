@@ -136,7 +136,8 @@ def numbers(root, path, data):
     lines = text.split("\n")
     end = lesson_end(lines)
     masked = prose(text).split("\n")
-    nn = int(number_of(path))
+    # README.md and doc 00 speak of every rung: their numbers may come from any rung's data
+    nn = int(number_of(path)) if number_of(path).isdigit() else 0
     header, top = {}, None  # a table row's header line: its columns may name the rungs
     for i, line in enumerate(masked):
         top = (top if top is not None else i) if line.lstrip().startswith("|") else None
