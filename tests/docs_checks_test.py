@@ -273,6 +273,16 @@ class FixtureTest(unittest.TestCase):
         text = self.text + "line\n" * 300
         self.assertEqual(self.tree(text).lint("template").returncode, 0)
 
+    def test_long_code_block_and_diff(self):
+        fence = lambda kind, n: f"```{kind}\n" + "x\n" * n + "```\n"  # noqa: E731
+        # at the limits: passes, in the lesson and in the appendix alike
+        text = self.text + fence("cpp", doc_lint.BLOCK_LINES) + fence("diff", doc_lint.DIFF_LINES)
+        self.assertEqual(self.tree(text).lint("template").returncode, 0)
+        text = self.text + fence("cpp", doc_lint.BLOCK_LINES + 1)
+        self.assertFails(self.tree(text).lint("template"), "a ```cpp block of 41 lines")
+        text = self.text + fence("diff", doc_lint.DIFF_LINES + 1)
+        self.assertFails(self.tree(text).lint("template"), "a ```diff block of 61 lines")
+
 
 class UnitTest(unittest.TestCase):
     def test_comment_share(self):

@@ -766,6 +766,14 @@ class DiffIdeas(unittest.TestCase):
             [planted] = diff_ideas.idea_maps(path)
             return " ".join(planted.problems())
 
+    def test_rungs_of_several_ideas_have_tables(self):
+        maps = diff_ideas.all_maps()
+        self.assertEqual(diff_ideas.missing(maps), [])
+        # planted: rung 8's table gone
+        said = diff_ideas.missing([m for m in maps if m.new.number != 8])
+        self.assertEqual(len(said), 1)
+        self.assertIn("docs/08_warptiling.md has no ideas table", said[0])
+
     def test_planted_tables_fail(self):
         n = self.map.count
         self.assertEqual(self.planted([("all", f"1-{n}")]), "")

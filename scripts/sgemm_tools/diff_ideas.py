@@ -21,6 +21,9 @@ BEGIN = re.compile(r"^<!--\s*ideas:begin\b(.*?)-->\s*$")
 END = re.compile(r"^<!--\s*ideas:end\s*-->\s*$")
 ROW = re.compile(r"^\|\s*`([a-z0-9-]+)`\s*\|([^|]*)\|")
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+# The rungs whose diff from their parent carries several ideas: each doc maps them in an ideas
+# table, so that a reader can take the diff one idea at a time (scripts/diff N --idea NAME).
+SEVERAL_IDEAS = (8, 10, 15, 16, 17, 18, 19)
 
 
 def gnu_diff(old_path, new_path, labels, context, minimal=False):
@@ -123,6 +126,19 @@ def all_maps():
     """Every ideas table in the rungs' docs."""
     docs = [os.path.join(ladder.ROOT, r.doc) for r in ladder.rungs()]
     return [m for path in docs if os.path.exists(path) for m in idea_maps(path)]
+
+
+def missing(maps):
+    """A sentence for each rung of SEVERAL_IDEAS whose doc has no ideas table among `maps`."""
+    have = {(m.old, m.new) for m in maps}
+    out = []
+    for number in SEVERAL_IDEAS:
+        new = ladder.rung(number)
+        old = ladder.parent(new)
+        if (old, new) not in have:
+            out.append(f"{new.doc} has no ideas table for scripts/diff {number} "
+                       f"({old.number} -> {number}), whose diff carries several ideas")
+    return out
 
 
 def rung_map(old, new):

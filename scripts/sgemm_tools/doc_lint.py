@@ -1,11 +1,14 @@
-"""The checks that keep the lessons of docs 00-18 on one template and their numbers true
+"""The checks that keep the lessons of docs 00-19 on one template and their numbers true
 (scripts/docs-lint; each returns [(path, line, message)], empty when the doc passes).
 
     template(root, path)       the template: title, the seven headings in order, the try-it box
                                after `## Next`, a picture of the doc's own number that exists,
-                               a lesson of at most LESSON_LINES lines; no issue numbers and no
-                               sessions (when work was done) anywhere in the doc, no dates in
-                               the lesson (generated blocks and facts apart)
+                               a lesson of at most LESSON_LINES lines; from doc SHORT_BLOCKS_FROM
+                               on, no fenced block over BLOCK_LINES lines and no ```diff block
+                               over DIFF_LINES anywhere in the doc (a lesson shows the lines that
+                               carry the idea; scripts/diff N --idea X shows the rest); no issue
+                               numbers and no sessions (when work was done) anywhere in the doc,
+                               no dates in the lesson (generated blocks and facts apart)
     numbers(root, path, data)  every percentage ('82.6%') and speed ratio ('2.12×') of the
                                lesson's prose is one that a committed results JSON holds, at the
                                precision written (data = Measured(root); measured_numbers.py
@@ -26,12 +29,14 @@ import re
 
 from .measured_numbers import Measured, named_rungs  # noqa: F401 (scripts/docs-lint)
 
-LESSON_LINES = 300  # docs 00-11
-LESSON_LINES_HOPPER = 400  # docs 12 on: the tensor-core rungs carry more machinery
+LESSON_LINES = 300  # above the first '## Appendix'
+# From doc 10 on (the rungs whose diffs run to hundreds of lines) the doc shows hunks, not the
+# diff: at most BLOCK_LINES lines of code or DIFF_LINES of diff in one fenced block. Docs 03-09
+# embed their whole diffs (88-121 lines), which are the lesson there.
+SHORT_BLOCKS_FROM = 10
+BLOCK_LINES = 40
+DIFF_LINES = 60
 
-
-def lesson_lines(nn):
-    return LESSON_LINES if int(nn) <= 11 else LESSON_LINES_HOPPER
 HEADINGS = ["What you know", "The idea", "Napkin math", "The code", "Evidence", "Caveat", "Next"]
 TRY_IT = "> **Try it.**"
 
@@ -65,6 +70,17 @@ def lesson_end(lines):
     masked = _FENCE.sub(_blank, "\n".join(lines)).split("\n")
     return next((i for i, line in enumerate(masked) if line.startswith("## Appendix")),
                 len(lines))
+
+
+def fenced_blocks(text):
+    """[(line of the opening fence, its language, lines inside)] of every fenced block."""
+    out = []
+    for m in _FENCE.finditer(text):
+        inside = m.group(0).split("\n")[1:-1]
+        opening = m.group(0).split("\n", 1)[0]
+        out.append((text[:m.start()].count("\n") + 1, opening.strip("`~ ") or "text",
+                    len(inside)))
+    return out
 
 
 def prose(text):
@@ -115,9 +131,17 @@ def template(root, path):
     for picture in pictures:
         if not os.path.exists(os.path.join(os.path.dirname(path), picture)):
             say(1, f"{picture} does not exist (scripts/pictures draws them)")
-    if end > lesson_lines(nn):
-        say(end, f"the lesson has {end} lines, more than {lesson_lines(nn)}: move history, "
-                 "prototypes and other-GPU runs to an '## Appendix: ...' at the end")
+    if end > LESSON_LINES:
+        say(end, f"the lesson has {end} lines, more than {LESSON_LINES}: move history, "
+                 "prototypes and other-GPU runs to an '## Appendix: ...' at the end, or to "
+                 "the rung's experiment")
+    if int(nn) >= SHORT_BLOCKS_FROM:
+        for line, kind, length in fenced_blocks(text):
+            limit = DIFF_LINES if kind == "diff" else BLOCK_LINES
+            if length > limit:
+                say(line, f"a ```{kind} block of {length} lines, more than {limit}: show the "
+                          "lines that carry the idea (diff:begin ... match=REGEX) and point to "
+                          "scripts/diff N --idea NAME for the rest")
     masked = _FACT.sub(_blank, _BLOCK.sub(_blank, text)).split("\n")
     for i, line in enumerate(masked):
         checks = [(_ISSUE, "an issue number"), (_SESSION, "when work was done")]
