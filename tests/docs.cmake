@@ -22,7 +22,7 @@
 #  - docs.best_predictions_<gpu>: doc 18's predictions beside outcomes for each GPU measured,
 #    as that GPU's table compiled into sgemm_best_rates and its committed measurements give
 #    them (scripts/autotune --best --predictions --check --results results/<gpu>).
-#  - docs.pictures: the pictures of docs 00-18 (docs/pictures/*.svg) are what scripts/pictures
+#  - docs.pictures: the pictures of docs 00-19 (docs/pictures/*.svg) are what scripts/pictures
 #    draws from the kernels' and the runner's constants now (scripts/pictures --check);
 #  - docs.pictures_planted: a changed constant, a picture edited by hand or missing makes that
 #    check fail and name the picture and the constant; a comment does not (tests/pictures_test.py);
@@ -30,11 +30,12 @@
 #    11 px and nothing outside the image (docs/pictures and every SVG the README or docs
 #    embed), and the scripts that draw the embedded PNGs use fonts of 11 px or more at their
 #    DPI; planted pictures and scripts show both checks fail (tests/pictures_legible_test.py);
-#  - docs.template: docs 00-18 follow the lesson template (the seven headings in order, the
-#    try-it box, a picture of their own, a lesson of at most 300 lines, 400 from doc 12 on, no
-#    issue numbers or sessions; scripts/docs-lint template);
-#  - docs.numbers: every % and × in the lessons of docs 00-18 is in a committed results JSON
-#    (scripts/docs-lint numbers);
+#  - docs.template: docs 00-19 follow the lesson template (the seven headings in order, the
+#    try-it box, a picture of their own, a lesson of at most 300 lines; from doc 10 on no code
+#    block over 40 lines and no diff block over 60; no issue numbers or sessions;
+#    scripts/docs-lint template);
+#  - docs.numbers: every % and × in the lessons of docs 00-19 and in the README is in a
+#    committed results JSON (scripts/docs-lint numbers);
 #  - docs.comment_share: a report, not a gate: every rung's changed lines of scripts/diff N
 #    (from the rung N grew from) and their comment share, marked where past the reading bar
 #    (600 lines, a quarter comments); fails only when a rung's diff cannot be made

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CPU tests of the checks that keep docs 00-18 true: scripts/docs-facts (facts computed from
+"""CPU tests of the checks that keep docs 00-19 true: scripts/docs-facts (facts computed from
 the kernels, tests/sass_expectations.json and the committed sweeps) and scripts/docs-lint
 (the template, the numbers, the comment share), on a fixture doc in a temporary tree.
 
