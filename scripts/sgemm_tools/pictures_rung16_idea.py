@@ -14,7 +14,7 @@ from sgemm_tools.pictures_svg import (BLUE, GREY, INK, LIGHT, PALETTE, STRONG, S
                                       wrap)
 
 K = 4096  # the K of the example (a row's integers keep T - log2(K)/2 bits an element)
-UNIT = 6.6  # px a bit
+UNIT = 6.2  # px a bit (8 moduli: the widest bar, 74.6 bits, still fits)
 X0 = 200  # where bit 0 of every bar starts
 FP64_BITS, INT32_BITS, FP32_BITS = 53, 32, 24  # significands and INT32: the formats' own
 
@@ -123,8 +123,10 @@ def ozaki_idea(root):
                    fill=GREY if extra else INK)
     row("a'_ik mod p_l", residues,
         [f"8 bits each, −128…127: p_l = {', '.join(map(str, used))}, pairwise coprime, the "
-         f"largest that fit a byte ({d.moduli[d.count]}, dashed: up to kMaxModuli = "
-         f"{d.max_count}); {d.count} × 8 = {8 * d.count} bits hold P = Π p_l ≈ 2^{log2P:.1f}"])
+         f"largest that fit a byte" + (f" ({', '.join(map(str, d.moduli[d.count:]))}, dashed: "
+                                       f"up to kMaxModuli = {d.max_count})" if d.count <
+                                       d.max_count else "") +
+         f"; {d.count} × 8 = {8 * d.count} bits hold P = Π p_l ≈ 2^{log2P:.1f}"])
 
     section("3. One INT8 GEMM per modulus: exact integer products on the tensor cores")
     row("r_l(a'_ik) · r_l(b'_kj)",
@@ -133,7 +135,7 @@ def ozaki_idea(root):
 
     def int32(y):
         s.rect(X0, y, INT32_BITS * UNIT, 16, fill="white", stroke=INK, dash="4,2")
-        bar(s, y, d.chunk_sum, PALETTE[2], f"Σ over a chunk of K: {d.chunk_sum:.0f} bits")
+        bar(s, y, d.chunk_sum, PALETTE[2], f"{d.chunk_sum:.0f} bits of 32")
     row("Σ_k, in INT32", int32,
         [f"a chunk is kChunkDepth = {d.chunk} k: below 2^{d.chunk_sum:.0f} < 2^31, then "
          f"reduced mod p_l; the bound plane (magnitude bytes ≤ 127) sums up to kBoundMaxK = "
