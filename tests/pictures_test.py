@@ -91,6 +91,21 @@ class PlantedConstants(unittest.TestCase):
         self.plant("runner/timing.h", "kWarmupRuns = 3;", "kWarmupRuns = 5;")
         self.assertStale("00_timing.svg", "warmup")
 
+    def test_the_ozaki_moduli_and_chunk(self):
+        self.plant("kernels/16_ozaki_int8.cu", "constexpr int kLadderModuli = 7;",
+                   "constexpr int kLadderModuli = 6;")
+        self.assertStale("16_ozaki_idea.svg", "kLadderModuli")
+        self.plant("kernels/16_ozaki_int8.cu", "constexpr int kChunkDepth = 1 << 16;",
+                   "constexpr int kChunkDepth = 1 << 15;")
+        self.assertStale("16_ozaki_idea.svg", "kChunkDepth")
+
+    def test_a_formula_the_ozaki_picture_computes_again(self):
+        self.plant("kernels/ozaki/ozaki_bits.cuh", "kHalf = (P - 1) / 2;",
+                   "kHalf = (P + 1) / 2;")
+        p = self.check()
+        self.assertNotEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("the centred residue of an odd modulus", p.stderr)
+
     def test_a_comment_changes_nothing(self):
         self.plant("kernels/05_blocktiling_2d.cu", "constexpr int BM = 128;",
                    "// constexpr int BM = 64; (an old value)\nconstexpr int BM = 128;")
