@@ -273,13 +273,28 @@ class FixtureTest(unittest.TestCase):
         text = self.text + "line\n" * 300
         self.assertEqual(self.tree(text).lint("template").returncode, 0)
 
+    def test_quoted_code_must_be_the_source(self):
+        # a ```cpp line that no source file holds fails; '...' marks a line abridged
+        rung = ladder.rung(RUNG)
+        with open(os.path.join(ROOT, rung.kernel)) as f:
+            quoted = next(line.rstrip() for line in f if "__global__" in line)
+        block = lambda *lines: "```cpp\n" + "\n".join(lines) + "\n```\n"  # noqa: E731
+        sources = doc_lint.source_lines(ROOT)
+        good = self.tree(self.text + block(quoted, "  for (...) {  // abridged"))
+        self.assertEqual(doc_lint.excerpts(good.doc, sources), [])
+        bad = self.tree(self.text + block(quoted.replace("__global__", "__device__ __global__")))
+        said = doc_lint.excerpts(bad.doc, sources)
+        self.assertEqual(len(said), 1)
+        self.assertIn("is in no source file", said[0][2])
+        self.assertFails(bad.lint("template"), "is in no source file")
+
     def test_long_code_block_and_diff(self):
         fence = lambda kind, n: f"```{kind}\n" + "x\n" * n + "```\n"  # noqa: E731
         # at the limits: passes, in the lesson and in the appendix alike
-        text = self.text + fence("cpp", doc_lint.BLOCK_LINES) + fence("diff", doc_lint.DIFF_LINES)
+        text = self.text + fence("text", doc_lint.BLOCK_LINES) + fence("diff", doc_lint.DIFF_LINES)
         self.assertEqual(self.tree(text).lint("template").returncode, 0)
-        text = self.text + fence("cpp", doc_lint.BLOCK_LINES + 1)
-        self.assertFails(self.tree(text).lint("template"), "a ```cpp block of 41 lines")
+        text = self.text + fence("text", doc_lint.BLOCK_LINES + 1)
+        self.assertFails(self.tree(text).lint("template"), "a ```text block of 41 lines")
         text = self.text + fence("diff", doc_lint.DIFF_LINES + 1)
         self.assertFails(self.tree(text).lint("template"), "a ```diff block of 61 lines")
 

@@ -9,6 +9,10 @@
                                carry the idea; scripts/diff N --idea X shows the rest); no issue
                                numbers and no sessions (when work was done) anywhere in the doc,
                                no dates in the lesson (generated blocks and facts apart)
+    excerpts(path, sources)    every code line of a ```cpp / ```cuda / ```c block is a line of the
+                               repository's C++ and CUDA sources (whitespace and a trailing //
+                               comment aside), unless it says it is abridged ('...' or '…'):
+                               a quoted kernel that moved on fails
     numbers(root, path, data)  every percentage ('82.6%') and speed ratio ('2.12×') of the
                                lesson's prose is one that a committed results JSON holds, at the
                                precision written (data = Measured(root); measured_numbers.py
@@ -81,6 +85,45 @@ def fenced_blocks(text):
         out.append((text[:m.start()].count("\n") + 1, opening.strip("`~ ") or "text",
                     len(inside)))
     return out
+
+
+_CODE_FENCE = re.compile(r"^```(?P<lang>cpp|cuda|c\+\+|c)[ \t]*\n(?P<body>.*?)^```", re.M | re.S)
+SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".inc")
+
+
+def _code(line):
+    """A line of C++ without its trailing // comment, its whitespace collapsed."""
+    cut = re.sub(r"\s//.*$", "", line.rstrip()) if not line.lstrip().startswith("//") else ""
+    return " ".join(cut.split())
+
+
+def source_lines(root):
+    """Every line of the C++ and CUDA sources under `root` (build folders aside), as _code
+    gives it."""
+    lines = set()
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith((".", "build"))]
+        for name in files:
+            if name.endswith(SOURCE_SUFFIXES):
+                with open(os.path.join(folder, name), errors="replace") as f:
+                    lines.update(_code(line) for line in f)
+    return lines
+
+
+def excerpts(path, sources):
+    """[(path, line, message)] for each code line of the doc's C++ blocks that no source holds."""
+    text = read(path)
+    problems = []
+    for m in _CODE_FENCE.finditer(text):
+        first = text.count("\n", 0, m.start("body")) + 1
+        for i, line in enumerate(m["body"].split("\n")):
+            code = _code(line)
+            if not code or "..." in line or "…" in line or code.startswith("#pragma"):
+                continue
+            if code not in sources:
+                problems.append((path, first + i, f"'{code[:60]}' is in no source file: quote "
+                                 "the code as it is, or mark the line abridged with '...'"))
+    return problems
 
 
 def prose(text):
