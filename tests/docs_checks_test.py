@@ -445,6 +445,12 @@ class UnitTest(unittest.TestCase):
         self.assertTrue(any(f"fact:sass-kstep {SASS} {KSTEP_RUNG} instructions" in s
                             for s in problems), problems)
 
+    def test_every_rung_doc_is_linted(self):
+        # the template and numbers checks read doc 00 and every rung's doc, the last included
+        docs = [os.path.basename(p) for p in load_script("docs-lint").lesson_docs(ROOT)]
+        self.assertEqual(docs[0][:2], "00")
+        self.assertEqual(docs[1:], [os.path.basename(r.doc) for r in ladder.rungs()])
+
     def test_named_rungs(self):
         self.assertEqual(doc_lint.named_rungs("rungs 5–7 and rung 10; Rung 2"),
                          {2, 5, 6, 7, 10})
