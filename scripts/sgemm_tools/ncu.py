@@ -39,6 +39,8 @@ METRICS = [
      "FMA pipe busy (% of cycles)"),
     ("fma_inst_pct", "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active",
      "FMA pipe instructions (% of peak)"),
+    ("tensor_pipe_pct", "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+     "tensor pipe busy (% of cycles)"),
     ("lsu_inst_pct", "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
      "LSU pipe instructions (% of peak)"),
     ("lsu_inst", "sm__inst_executed_pipe_lsu.sum", None),
