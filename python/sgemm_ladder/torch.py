@@ -41,8 +41,9 @@ def _need(ok, message):
 
 
 # The ops through torch.library's lower layer: Library.define, a Python kernel for every
-# backend, register_fake and register_autograd. torch.library.custom_op would add per call a
-# wrapper that switches Dynamo off and on and an aliasing check: microseconds at every call.
+# backend, register_fake and an Autograd kernel of our own (below). torch.library.custom_op
+# would add per call a wrapper that switches Dynamo off and on and an aliasing check:
+# microseconds at every call.
 _lib = torch.library.Library("sgemm_ladder", "DEF")
 for _schema in ("mm(Tensor a, Tensor b) -> Tensor",
                 "addmm(Tensor c, Tensor a, Tensor b, float beta=1.0, float alpha=1.0) -> Tensor",
@@ -153,12 +154,57 @@ def _bmm_backward(ctx, grad):
     return ga, gb
 
 
-torch.library.register_autograd("sgemm_ladder::mm", _mm_backward, setup_context=_save_ab,
-                                lib=_lib)
-torch.library.register_autograd("sgemm_ladder::addmm", _addmm_backward,
-                                setup_context=_addmm_setup, lib=_lib)
-torch.library.register_autograd("sgemm_ladder::bmm", _bmm_backward, setup_context=_save_ab,
-                                lib=_lib)
+def _function(name, op, setup, backward):
+    """An autograd.Function whose forward is the op itself (under Function.apply grad mode is
+    off, so the op's Autograd kernel below passes it straight on)."""
+    def forward(*args):
+        return op(*args)
+
+    return type(name, (torch.autograd.Function,), {
+        "forward": staticmethod(forward), "setup_context": staticmethod(setup),
+        "backward": staticmethod(backward)})
+
+
+_MmGrad = _function("SgemmLadderMm", _mm, _save_ab, _mm_backward)
+_AddmmGrad = _function("SgemmLadderAddmm", _addmm, _addmm_setup, _addmm_backward)
+_BmmGrad = _function("SgemmLadderBmm", _bmm, _save_ab, _bmm_backward)
+_AFTER_AUTOGRAD = torch._C._after_autograd_keyset
+_grad_enabled = torch.is_grad_enabled
+
+
+# The ops' Autograd kernels: the dispatcher's first stop for a CUDA tensor. A product that needs
+# a gradient goes through the Function; plain tensors that need none straight to the kernel;
+# anything else (fake or functional tensors, dispatch modes: torch.compile's tracing, opcheck)
+# on down the dispatcher to the fake implementation or the kernel. torch.library's
+# register_autograd would cost per call a pytree walk and a second trip from the dispatcher
+# into Python: together about as much as the kernel's own host work.
+def _mm_autograd(keyset, a, b):
+    if _grad_enabled() and (a.requires_grad or b.requires_grad):
+        return _MmGrad.apply(a, b)
+    if type(a) in _PLAIN and type(b) in _PLAIN and not _dispatch_modes():
+        return _mm_kernel(a, b)
+    return _mm.redispatch(keyset & _AFTER_AUTOGRAD, a, b)
+
+
+def _addmm_autograd(keyset, c, a, b, beta=1.0, alpha=1.0):
+    if _grad_enabled() and (c.requires_grad or a.requires_grad or b.requires_grad):
+        return _AddmmGrad.apply(c, a, b, beta, alpha)
+    if type(a) in _PLAIN and type(b) in _PLAIN and type(c) in _PLAIN and not _dispatch_modes():
+        return _addmm_kernel(c, a, b, beta, alpha)
+    return _addmm.redispatch(keyset & _AFTER_AUTOGRAD, c, a, b, beta, alpha)
+
+
+def _bmm_autograd(keyset, a, b):
+    if _grad_enabled() and (a.requires_grad or b.requires_grad):
+        return _BmmGrad.apply(a, b)
+    if type(a) in _PLAIN and type(b) in _PLAIN and not _dispatch_modes():
+        return _bmm_kernel(a, b)
+    return _bmm.redispatch(keyset & _AFTER_AUTOGRAD, a, b)
+
+
+_lib.impl("mm", _mm_autograd, "Autograd", with_keyset=True)
+_lib.impl("addmm", _addmm_autograd, "Autograd", with_keyset=True)
+_lib.impl("bmm", _bmm_autograd, "Autograd", with_keyset=True)
 
 
 def matmul(a, b, alpha=1.0):
