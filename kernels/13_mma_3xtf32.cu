@@ -17,8 +17,8 @@
 #include <type_traits>
 
 #include "launchers.h"          // Gemm, and the one launcher signature every rung shares
-#include "runtime/device.h"     // the shared-memory opt-in
-#include "runtime/workspace.h"  // the workspace (the guard flags)
+#include "runtime/device.h"     // the shared-memory opt-in, the multiprocessors
+#include "runtime/workspace.h"  // the workspace (the guard flags, the slices of K)
 
 namespace sgemm::mma_3xtf32 {
 
@@ -171,12 +171,18 @@ struct Tile {
 // kAlignedA, kAlignedB: the operand's pointer is 16-byte aligned and its ld a multiple of 4,
 // so its tiles move in 16-byte copies. alignedC: C's pointer is 8-byte aligned and ldc even,
 // so a lane's two neighbouring elements of C are one 64-bit store.
+// kSlice (a multiple of BK), sliceStride: block z multiplies slice z of K, columns z * kSlice ..
+// of A by those rows of B, a problem of its own, into C + z * sliceStride (rung 11's split).
 template <int BM, int BN, int BK, int WM, int WN, int STAGES, bool kAlignedA, bool kAlignedB>
 __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
                                   Tile<BM, BN, BK, WM, WN, STAGES>::kMinBlocks)
-    sgemm_mma_3xtf32(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
-                     int ldb, float beta, float* C, int ldc, const int* guard, bool alignedC) {
+    sgemm_mma_3xtf32(int M, int N, int K, int kSlice, float alpha, const float* A, int lda,
+                     const float* B, int ldb, float beta, float* C, int ldc, long long sliceStride,
+                     const int* guard, bool alignedC) {
   using T = Tile<BM, BN, BK, WM, WN, STAGES>;
+  const int kBegin = blockIdx.z * kSlice;
+  A += kBegin, B += static_cast<std::size_t>(kBegin) * ldb, C += blockIdx.z * sliceStride;
+  K = min(K - kBegin, kSlice);
   extern __shared__ float4 ring[];  // the ring: STAGES buffers of each tile
   // As[.][r * kStrideA + k] = A[blockRow + r][k0 + k]   (BM, BK) of (BM, kStrideA)
   float(*As)[T::kFloatsA] = reinterpret_cast<float(*)[T::kFloatsA]>(ring);
@@ -374,36 +380,88 @@ inline bool aligned(const void* p, int bytes) {
   return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
 }
 
-// The guard flags (M + N ints) come from the workspace; the flag pass runs first.
+// The slices' sum (rung 11's): C = alpha * (W[0] + W[1] + ... + W[slices-1]) + beta * C, W
+// tight M x N slices one after another, added in the same order for every element: the same
+// bits on every run.
+__global__ void sum_slices(int M, int N, int slices, float alpha, const float* W, float beta,
+                           float* C, int ldc) {
+  const long long count = static_cast<long long>(M) * N;
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < count;
+       e += static_cast<long long>(gridDim.x) * blockDim.x) {
+    float sum = 0.f;
+    for (int z = 0; z < slices; ++z) sum += W[z * count + e];
+    float* c = C + e / N * ldc + e % N;
+    *c = beta == 0.f ? alpha * sum : alpha * sum + beta * *c;  // beta == 0: C is not read
+  }
+}
+
+// Few tiles (a small square, a skinny M or N, a long K) leave SMs idle: where they would fill
+// fewer than half of them, K is cut into as many slices as fill the SMs once, each at least
+// kMinSliceK deep, and a second kernel adds the slices. This is the path off Hopper (rung 11's
+// and rung 17's splits are sm_90a code): on an A100-class GPU a 1024^3 problem is 32 tiles.
+constexpr int kMinSliceK = 128, kMaxSlices = 16;
+
+int slices_for(long long tiles, int K, int sms) {
+  if (2 * tiles > sms) return 1;
+  return static_cast<int>(
+      std::clamp<long long>(std::min<long long>(sms / tiles, K / kMinSliceK), 1, kMaxSlices));
+}
+
+// The guard flags (M + N ints) come from the workspace; the flag pass runs first. With
+// slices > 1 each slice's partial product goes, raw (alpha = 1, beta = 0), to the workspace,
+// and the sum applies alpha and beta; where the workspace cannot hold the slices, one slice.
 template <int BM, int BN, int BK, int WM, int WN, int STAGES>
 cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                         int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
   using T = Tile<BM, BN, BK, WM, WN, STAGES>;
+  int sms = 0;
+  cudaError_t err = runtime::multiprocessors(&sms);
+  if (err != cudaSuccess) return err;
+  const long long tiles = static_cast<long long>((M + BM - 1) / BM) * ((N + BN - 1) / BN);
+  const int wanted = slices_for(tiles, K, sms);  // > 1 only where K >= 2 * kMinSliceK
+  const int kSlice = wanted > 1 ? (K + wanted * BK - 1) / (wanted * BK) * BK : K;  // whole k-tiles
+  const int slices = wanted > 1 ? (K + kSlice - 1) / kSlice : 1;
+  const long long sliceFloats = static_cast<long long>(M) * N;
+  runtime::Workspace<float> W(slices > 1 ? slices * sliceFloats : 0, stream);
+  if (W.error() != cudaSuccess && W.error() != cudaErrorMemoryAllocation) return W.error();
+  const bool split = slices > 1 && W.error() == cudaSuccess;
   runtime::Workspace<int> guard(static_cast<size_t>(M) + N, stream);
   if (guard.error() != cudaSuccess) return guard.error();
-  cudaError_t err =
-      cudaMemsetAsync(guard.get(), 0, (static_cast<size_t>(M) + N) * sizeof(int), stream);
+  err = cudaMemsetAsync(guard.get(), 0, (static_cast<size_t>(M) + N) * sizeof(int), stream);
   if (err != cudaSuccess) return err;
   const dim3 flagGrid((std::max(K, N) + 1023) / 1024, std::min(std::max(M, K), 65535), 2);
   sgemm_mma_3xtf32_flag<<<flagGrid, 256, 0, stream>>>(M, N, K, A, lda, B, ldb, guard.get());
   err = cudaGetLastError();
   if (err != cudaSuccess) return err;
   const dim3 block(T::kThreads);
-  const dim3 grid(((N + BN - 1) / BN) * ((M + BM - 1) / BM));  // 1D: the kernel bands it
+  const dim3 grid(static_cast<unsigned>(tiles), 1, split ? slices : 1);  // x: the kernel bands it
   // One kernel per alignment of A and of B; C's is a run-time flag.
   auto run = [&](auto alignedA, auto alignedB) {
     constexpr auto kernel = sgemm_mma_3xtf32<BM, BN, BK, WM, WN, STAGES, decltype(alignedA)::value,
                                              decltype(alignedB)::value>;
     const cudaError_t allowed = runtime::allow_shared_bytes<kernel>(T::kSharedBytes);
     if (allowed != cudaSuccess) return allowed;
-    kernel<<<grid, block, T::kSharedBytes, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
-                                                     guard.get(), aligned(C, 8) && ldc % 2 == 0);
+    if (split)
+      kernel<<<grid, block, T::kSharedBytes, stream>>>(M, N, K, kSlice, 1.f, A, lda, B, ldb, 0.f,
+                                                       W.get(), N, sliceFloats, guard.get(),
+                                                       N % 2 == 0);
+    else  // one slice: all of K
+      kernel<<<grid, block, T::kSharedBytes, stream>>>(M, N, K, K, alpha, A, lda, B, ldb, beta, C,
+                                                       ldc, 0, guard.get(),
+                                                       aligned(C, 8) && ldc % 2 == 0);
     return cudaGetLastError();
   };
   const bool a16 = aligned(A, 16) && lda % 4 == 0, b16 = aligned(B, 16) && ldb % 4 == 0;
   if (a16)
-    return b16 ? run(std::true_type{}, std::true_type{}) : run(std::true_type{}, std::false_type{});
-  return b16 ? run(std::false_type{}, std::true_type{}) : run(std::false_type{}, std::false_type{});
+    err = b16 ? run(std::true_type{}, std::true_type{}) : run(std::true_type{}, std::false_type{});
+  else
+    err =
+        b16 ? run(std::false_type{}, std::true_type{}) : run(std::false_type{}, std::false_type{});
+  if (err != cudaSuccess || !split) return err;
+  const long long blocks = std::min<long long>((sliceFloats + 255) / 256, 4096);
+  sum_slices<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(M, N, slices, alpha, W.get(), beta,
+                                                                C, ldc);
+  return cudaGetLastError();  // W and the flags go back to the pool, ordered after the sum
 }
 
 // The tile: 8 warps of 64 x 64 (128 accumulators each) on a 128 x 256 block tile, BK = 32,

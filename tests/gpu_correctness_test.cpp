@@ -239,6 +239,28 @@ TEST_F(Cluster3xTf32, BitwiseRepeatableOnEveryClusterSize) {
   }
 }
 
+// Rung 13 cuts K into slices where its 128 x 256 tiles fill fewer than half the SMs, and adds
+// them in order in a second kernel: the same bits on every run. 1024^3 is 32 tiles (4 slices on
+// 132 SMs), 2 x 512 x 1024 two (8 slices), 333 x 257 x 4099 six (the last slice shorter),
+// 127 x 1 x 1023 one; 2048 x 2048 x 512 (128 tiles) runs unsplit.
+class Rung13Split : public Repeatable {};
+
+TEST_F(Rung13Split, BitwiseRepeatableWhereItSplits) {
+  SGEMM_SKIP_UNSUPPORTED_RUNG(rung_number(RungId::mma_3xtf32));
+  for (const Shape& s : {Shape{1024, 1024, 1024}, Shape{2, 512, 1024}, Shape{333, 257, 4099},
+                         Shape{127, 1, 1023}, Shape{2048, 2048, 512}}) {
+    DeviceBuffer A(size_t(s.M) * s.K), B(size_t(s.K) * s.N), C(size_t(s.M) * s.N);
+    fill_matrix(A.get(), s.M, s.K, s.K, Fill::uniform, 51, 0.f, harness_->stream());
+    fill_matrix(B.get(), s.K, s.N, s.N, Fill::uniform, 52, 0.f, harness_->stream());
+    SCOPED_TRACE(s.str());
+    expect_repeatable(s, A, B, C, [&] {
+      const Status status = launch(rung_number(RungId::mma_3xtf32), s.M, s.N, s.K, 1.f, A.get(),
+                                   s.K, B.get(), s.N, 0.f, C.get(), s.N, harness_->stream());
+      return status == Status::ok ? cudaSuccess : cudaErrorUnknown;
+    });
+  }
+}
+
 // Rung 15's pre-pass path: with one slice each block walks several tiles (1500 x 1700 has 168
 // tiles of 128 x 128 for 132 SMs; 2000 x 2100, 272), with several the slices of a tile meet in
 // a cluster (1 to 8 blocks, 3 and 5 cut the tile's rows unevenly).
