@@ -429,7 +429,10 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
   if (guard.error() != cudaSuccess) return guard.error();
   err = cudaMemsetAsync(guard.get(), 0, (static_cast<size_t>(M) + N) * sizeof(int), stream);
   if (err != cudaSuccess) return err;
-  const dim3 flagGrid((std::max(K, N) + 1023) / 1024, std::min(std::max(M, K), 65535), 2);
+  // The blocks stride over rows and columns: a few thousand read A and B at full bandwidth,
+  // where a block per row of the longer operand would launch millions, idle, for a long K.
+  const dim3 flagGrid(std::min((std::max(K, N) + 1023) / 1024, 8), std::min(std::max(M, K), 1024),
+                      2);
   sgemm_mma_3xtf32_flag<<<flagGrid, 256, 0, stream>>>(M, N, K, A, lda, B, ldb, guard.get());
   err = cudaGetLastError();
   if (err != cudaSuccess) return err;
