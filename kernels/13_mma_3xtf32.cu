@@ -87,20 +87,25 @@ __device__ __forceinline__ bool needs_guard(float x) {
 }
 
 // The flag pass: guard[r] = 1 where row r of A, guard[M + n] = 1 where column n of B, holds
-// an input needs_guard names. Block (x, y, z) reads row y of A (z = 0) or B, from x * 1024.
+// an input needs_guard names. Blocks of z = 0 read A, of z = 1 B, each matrix as chunks of 1024
+// floats of a row, the blocks striding over the chunks: as many blocks busy for a long K as for
+// a long M.
 __global__ void sgemm_mma_3xtf32_flag(int M, int N, int K, const float* A, int lda, const float* B,
                                       int ldb, int* guard) {
   const bool inA = blockIdx.z == 0;
   const int rows = inA ? M : K, cols = inA ? K : N;
-  for (int r = blockIdx.y; r < rows; r += gridDim.y)
-    for (int c = blockIdx.x * 1024 + threadIdx.x; c < cols; c += gridDim.x * 1024)
+  const long long chunks = (cols + 1023) / 1024, count = rows * chunks;
+  for (long long i = blockIdx.x; i < count; i += gridDim.x) {
+    const int r = static_cast<int>(i / chunks), c = static_cast<int>(i % chunks) * 1024;
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        if (c + 256 * i >= cols) break;
-        const float x = inA ? A[static_cast<std::size_t>(r) * lda + c + 256 * i]
-                            : B[static_cast<std::size_t>(r) * ldb + c + 256 * i];
-        if (needs_guard(x)) guard[inA ? r : M + c + 256 * i] = 1;
-      }
+    for (int j = 0; j < 4; ++j) {
+      const int col = c + threadIdx.x + 256 * j;
+      if (col >= cols) break;
+      const float x = inA ? A[static_cast<std::size_t>(r) * lda + col]
+                          : B[static_cast<std::size_t>(r) * ldb + col];
+      if (needs_guard(x)) guard[inA ? r : M + col] = 1;
+    }
+  }
 }
 
 // The guard path: C's element (row, col) summed again in plain FP32 on the CUDA cores, where
@@ -382,7 +387,7 @@ inline bool aligned(const void* p, int bytes) {
 
 // The slices' sum (rung 11's): C = alpha * (W[0] + W[1] + ... + W[slices-1]) + beta * C, W
 // tight M x N slices one after another, added in the same order for every element: the same
-// bits on every run.
+// bits on every run of a device (the number of slices follows its SMs and the workspace).
 __global__ void sum_slices(int M, int N, int slices, float alpha, const float* W, float beta,
                            float* C, int ldc) {
   const long long count = static_cast<long long>(M) * N;
@@ -419,20 +424,22 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
   if (err != cudaSuccess) return err;
   const long long tiles = static_cast<long long>((M + BM - 1) / BM) * ((N + BN - 1) / BN);
   const int wanted = slices_for(tiles, K, sms);  // > 1 only where K >= 2 * kMinSliceK
-  const int kSlice = wanted > 1 ? (K + wanted * BK - 1) / (wanted * BK) * BK : K;  // whole k-tiles
+  const long long step = static_cast<long long>(wanted) * BK;
+  const int kSlice = wanted > 1 ? static_cast<int>((K + step - 1) / step * BK) : K;  // k-tiles
   const int slices = wanted > 1 ? (K + kSlice - 1) / kSlice : 1;
   const long long sliceFloats = static_cast<long long>(M) * N;
+  // The flags first: the run needs them, the slices only speed it up.
+  runtime::Workspace<int> guard(static_cast<size_t>(M) + N, stream);
+  if (guard.error() != cudaSuccess) return guard.error();
   runtime::Workspace<float> W(slices > 1 ? slices * sliceFloats : 0, stream);
   if (W.error() != cudaSuccess && W.error() != cudaErrorMemoryAllocation) return W.error();
   const bool split = slices > 1 && W.error() == cudaSuccess;
-  runtime::Workspace<int> guard(static_cast<size_t>(M) + N, stream);
-  if (guard.error() != cudaSuccess) return guard.error();
   err = cudaMemsetAsync(guard.get(), 0, (static_cast<size_t>(M) + N) * sizeof(int), stream);
   if (err != cudaSuccess) return err;
-  // The blocks stride over rows and columns: a few thousand read A and B at full bandwidth,
-  // where a block per row of the longer operand would launch millions, idle, for a long K.
-  const dim3 flagGrid(std::min((std::max(K, N) + 1023) / 1024, 8), std::min(std::max(M, K), 1024),
-                      2);
+  // A few thousand blocks read A and B at full bandwidth, however long a side is.
+  const long long chunks = std::max(static_cast<long long>(M) * ((K + 1023) / 1024),
+                                    static_cast<long long>(K) * ((N + 1023) / 1024));
+  const dim3 flagGrid(static_cast<unsigned>(std::min<long long>(chunks, 4096)), 1, 2);
   sgemm_mma_3xtf32_flag<<<flagGrid, 256, 0, stream>>>(M, N, K, A, lda, B, ldb, guard.get());
   err = cudaGetLastError();
   if (err != cudaSuccess) return err;

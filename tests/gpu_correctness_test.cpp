@@ -261,6 +261,27 @@ TEST_F(Rung13Split, BitwiseRepeatableWhereItSplits) {
   }
 }
 
+// The slices of 128 x 128 x 4096 (one tile: 16 slices of 256) take exactly 1 MiB of workspace;
+// with that as the limit the guard flags come first and the slices do not fit: the rung runs
+// unsplit, and right.
+TEST_F(Rung13Split, WithoutWorkspaceForTheSlicesItRunsUnsplit) {
+  SGEMM_SKIP_UNSUPPORTED_RUNG(rung_number(RungId::mma_3xtf32));
+  const Shape s{128, 128, 4096};
+  DeviceBuffer A(size_t(s.M) * s.K), B(size_t(s.K) * s.N), C(size_t(s.M) * s.N);
+  fill_matrix(A.get(), s.M, s.K, s.K, Fill::uniform, 53, 0.f, harness_->stream());
+  fill_matrix(B.get(), s.K, s.N, s.N, Fill::uniform, 54, 0.f, harness_->stream());
+  sync();
+  release_workspace();
+  set_workspace_limit(size_t(16) * s.M * s.N * sizeof(float));
+  std::string why;
+  const Status status = launch(rung_number(RungId::mma_3xtf32), s.M, s.N, s.K, 1.f, A.get(), s.K,
+                               B.get(), s.N, 0.f, C.get(), s.N, harness_->stream(), &why);
+  sync();
+  set_workspace_limit(0);
+  ASSERT_EQ(status, Status::ok) << why;
+  EXPECT_TRUE(compare_with_cublas(*harness_, s, A, B, to_host(C), Precision::fp32).pass);
+}
+
 // Rung 15's pre-pass path: with one slice each block walks several tiles (1500 x 1700 has 168
 // tiles of 128 x 128 for 132 SMs; 2000 x 2100, 272), with several the slices of a tile meet in
 // a cluster (1 to 8 blocks, 3 and 5 cut the tile's rows unevenly).

@@ -30,13 +30,14 @@ __version__ = "0.1.0"
 
 
 def _torch_op_needed(a, b):
-    """For torch tensors with no out=: whether autograd or torch.compile needs the custom ops
-    (sgemm_ladder.torch) rather than the direct call."""
+    """For torch tensors with no out=: whether autograd, torch.compile or a functorch transform
+    (torch.func.grad, vmap) needs the custom ops (sgemm_ladder.torch) rather than the direct
+    call."""
     torch = _sys.modules.get("torch")
     if torch is None or not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor):
         return False
-    if torch.compiler.is_compiling():
-        return True
+    if torch.compiler.is_compiling() or torch._C._are_functorch_transforms_active():
+        return True  # Dynamo traces the op; functorch's wrappers have no memory to pass
     return torch.is_grad_enabled() and (a.requires_grad or b.requires_grad)
 
 

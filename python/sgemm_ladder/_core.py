@@ -68,6 +68,11 @@ def _from_torch(torch, x, name):
     if x.device.type != "cuda":
         raise TypeError(f"sgemm_ladder: {name} is on {x.device}: the library multiplies CUDA "
                         "tensors (device memory)")
+    if x.is_neg():  # a lazily negated view (torch._neg_view, z.conj().imag): memory is -x
+        if name == "out":
+            raise ValueError("sgemm_ladder: out is a negated view (its memory holds -out): "
+                             "pass a tensor whose memory it is")
+        x = x.resolve_neg()
     return _Arr("torch", x, x.data_ptr(), tuple(x.shape), x.stride(), x.device.index)
 
 
@@ -376,7 +381,7 @@ def _torch_gemm(what, a, b, alpha, beta, c, batched_only):
     handles and where it raises, with its message."""
     T = _T
     if (a.dtype is not T.float32 or b.dtype is not T.float32 or not a.is_cuda or
-            not b.is_cuda or (beta != 0 and c is None)):
+            not b.is_cuda or (beta != 0 and c is None) or a.is_neg() or b.is_neg()):
         return None
     device = a.get_device()
     if b.get_device() != device or T.current_device() != device:

@@ -156,32 +156,43 @@ def _bmm_backward(ctx, grad):
 
 def _function(name, op, setup, backward):
     """An autograd.Function whose forward is the op itself (under Function.apply grad mode is
-    off, so the op's Autograd kernel below passes it straight on)."""
+    off, so the op's Autograd kernel below passes it on). vmap over it (jacrev, hessian) runs
+    the forward through vmap's own rule for the op (generate_vmap_rule)."""
     def forward(*args):
         return op(*args)
 
     return type(name, (torch.autograd.Function,), {
         "forward": staticmethod(forward), "setup_context": staticmethod(setup),
-        "backward": staticmethod(backward)})
+        "backward": staticmethod(backward), "generate_vmap_rule": True})
 
 
 _MmGrad = _function("SgemmLadderMm", _mm, _save_ab, _mm_backward)
 _AddmmGrad = _function("SgemmLadderAddmm", _addmm, _addmm_setup, _addmm_backward)
 _BmmGrad = _function("SgemmLadderBmm", _bmm, _save_ab, _bmm_backward)
 _AFTER_AUTOGRAD = torch._C._after_autograd_keyset
+_CUDA = torch._C.DispatchKey.CUDA
 _grad_enabled = torch.is_grad_enabled
 
 
-# The ops' Autograd kernels: the dispatcher's first stop for a CUDA tensor. A product that needs
-# a gradient goes through the Function; plain tensors that need none straight to the kernel;
-# anything else (fake or functional tensors, dispatch modes: torch.compile's tracing, opcheck)
-# on down the dispatcher to the fake implementation or the kernel. torch.library's
-# register_autograd would cost per call a pytree walk and a second trip from the dispatcher
-# into Python: together about as much as the kernel's own host work.
+def _plain_cuda(keyset):
+    """Whether, below autograd, the next stop is the CUDA kernel itself: dense CUDA tensors with
+    no dispatch mode (fake tensors, torch.compile's and opcheck's tracing), no tensor subclass,
+    no functorch transform (grad, jvp) and no lazy negation or conjugation, all of which put a
+    key of their own above it in the operands' keys or the thread's."""
+    return (keyset & _AFTER_AUTOGRAD).highestPriorityTypeId() == _CUDA
+
+
+# The ops' Autograd kernels: the dispatcher's stop before the kernel. A product that needs a
+# gradient goes through the Function; one whose next stop is the CUDA kernel goes straight to
+# it; anything else on down the dispatcher (the fake implementation, the mode, the transform,
+# the materialised negation). torch.library's register_autograd would cost per call a pytree
+# walk and a second trip from the dispatcher into Python: together about as much as the
+# kernel's own host work. Forward-mode AD (dual tensors) is not supported: as with
+# register_autograd, the result carries no tangent.
 def _mm_autograd(keyset, a, b):
     if _grad_enabled() and (a.requires_grad or b.requires_grad):
         return _MmGrad.apply(a, b)
-    if type(a) in _PLAIN and type(b) in _PLAIN and not _dispatch_modes():
+    if _plain_cuda(keyset):
         return _mm_kernel(a, b)
     return _mm.redispatch(keyset & _AFTER_AUTOGRAD, a, b)
 
@@ -189,7 +200,7 @@ def _mm_autograd(keyset, a, b):
 def _addmm_autograd(keyset, c, a, b, beta=1.0, alpha=1.0):
     if _grad_enabled() and (c.requires_grad or a.requires_grad or b.requires_grad):
         return _AddmmGrad.apply(c, a, b, beta, alpha)
-    if type(a) in _PLAIN and type(b) in _PLAIN and type(c) in _PLAIN and not _dispatch_modes():
+    if _plain_cuda(keyset):
         return _addmm_kernel(c, a, b, beta, alpha)
     return _addmm.redispatch(keyset & _AFTER_AUTOGRAD, c, a, b, beta, alpha)
 
@@ -197,7 +208,7 @@ def _addmm_autograd(keyset, c, a, b, beta=1.0, alpha=1.0):
 def _bmm_autograd(keyset, a, b):
     if _grad_enabled() and (a.requires_grad or b.requires_grad):
         return _BmmGrad.apply(a, b)
-    if type(a) in _PLAIN and type(b) in _PLAIN and not _dispatch_modes():
+    if _plain_cuda(keyset):
         return _bmm_kernel(a, b)
     return _bmm.redispatch(keyset & _AFTER_AUTOGRAD, a, b)
 
@@ -219,27 +230,8 @@ def matmul(a, b, alpha=1.0):
 
 # ---- the switch ----------------------------------------------------------------------------
 
-# What the switch calls: (mm, addmm, bmm) as ops, or their kernels straight, where neither
-# autograd nor a tracer needs the dispatcher (_direct), which saves its layers on every call.
+# What the switch calls: the ops, whose Autograd kernels take the short way where they may.
 _OPS = (_mm, _addmm, _bmm)
-_KERNELS = (_mm_kernel, _addmm_kernel, _bmm_kernel)
-_PLAIN = (Tensor, torch.nn.Parameter)
-_is_compiling = torch.compiler.is_compiling
-_dispatch_modes = getattr(torch._C, "_len_torch_dispatch_stack", lambda: 1)
-
-
-def _direct(a, b, c=None):
-    """Whether the kernels may run without the dispatcher: not under torch.compile (checked
-    first: Dynamo folds it and traces nothing else here), no gradient wanted, plain tensors
-    (not fake, functional or other subclasses) and no TorchDispatchMode (make_fx, FakeTensorMode)
-    that must see the op."""
-    if _is_compiling():
-        return False
-    if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad or
-                                    (c is not None and c.requires_grad)):
-        return False
-    return (type(a) in _PLAIN and type(b) in _PLAIN and (c is None or type(c) in _PLAIN) and
-            not _dispatch_modes())
 
 
 def _ours(t):
@@ -296,22 +288,22 @@ def _route(func, args, kwargs):
         bias = args[2] if len(args) > 2 else kwargs.get("bias")
         if not _pair(x, w) or (bias is not None and not (_ours(bias) and bias.device == x.device)):
             return None
-        return _linear(x, w, bias, _KERNELS if _direct(x, w, bias) else _OPS)
+        return _linear(x, w, bias, _OPS)
     if func is torch.matmul or func is Tensor.matmul or func is Tensor.__matmul__:
         a, b = args[0], args[1]
         if not _pair(a, b):
             return None
-        return _matmul(a, b, _KERNELS if _direct(a, b) else _OPS)
+        return _matmul(a, b, _OPS)
     if func is torch.mm or func is Tensor.mm:
         a, b = args[0], args[1]
         if not (_pair(a, b) and a.dim() == 2 and b.dim() == 2):
             return None
-        return (_mm_kernel if _direct(a, b) else _mm)(a, b)
+        return _mm(a, b)
     if func is torch.bmm or func is Tensor.bmm:
         a, b = args[0], args[1]
         if not (_pair(a, b) and a.dim() == 3 and b.dim() == 3 and a.shape[0] == b.shape[0]):
             return None
-        return (_bmm_kernel if _direct(a, b) else _bmm)(a, b)
+        return _bmm(a, b)
     if func is torch.addmm or func is Tensor.addmm:
         if len(args) < 3:
             return None
@@ -320,8 +312,7 @@ def _route(func, args, kwargs):
         if not (_pair(a, b) and _ours(c) and c.device == a.device and a.dim() == 2 and
                 b.dim() == 2 and _number(beta) and _number(alpha)):
             return None
-        return (_addmm_kernel if _direct(a, b, c) else _addmm)(c, a, b, float(beta),
-                                                                float(alpha))
+        return _addmm(c, a, b, float(beta), float(alpha))
     return None
 
 

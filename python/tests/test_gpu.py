@@ -228,6 +228,43 @@ class Gradients(GpuTest):
                               (self.rand(2, 33, 17), self.rand(2, 17, 9)))
 
 
+class Transforms(GpuTest):
+    """What the ops' Autograd kernel must send on down the dispatcher rather than straight to
+    the CUDA kernel: functorch's wrappers, lazily negated views, meta tensors."""
+
+    def test_func_grad_with_an_operand_that_needs_none(self):
+        x, y = self.rand(33, 17), self.rand(17, 17)
+        got = torch.func.grad(lambda x, y: (torch.ops.sgemm_ladder.mm(y, y) * x).sum())(x, y)
+        self.check(got, y, y, what="grad of sum(x * (y @ y)) by x is y @ y")
+        got = torch.func.grad(lambda x, y: (sgemm_ladder.matmul(y, y) * x).sum())(x, y)
+        self.check(got, y, y, what="the same through sgemm_ladder.matmul")
+
+    def test_func_grad_and_jacrev(self):
+        x, w = self.rand(9, 17), self.rand(17, 5)
+        got = torch.func.grad(lambda x: torch.ops.sgemm_ladder.mm(x, w).sum())(x)
+        self.check(got, torch.ones(9, 5, device=self.dev), w.t(), what="grad of sum(x @ w)")
+        jac = torch.func.jacrev(lambda x: torch.ops.sgemm_ladder.mm(x, w))(x)
+        want = torch.func.jacrev(lambda x: x.double() @ w.double())(x)
+        torch.testing.assert_close(jac.double(), want, rtol=0, atol=1e-5)
+
+    def test_negated_views(self):
+        r, b = self.rand(65, 33), self.rand(33, 17)
+        a = torch._neg_view(r)
+        self.assertTrue(a.is_neg())
+        for name, got in (("op", torch.ops.sgemm_ladder.mm(a, b)),
+                          ("matmul", sgemm_ladder.matmul(a, b)),
+                          ("bmm", torch.ops.sgemm_ladder.bmm(a[None], b[None])[0])):
+            self.check(got, -r, b, what=f"{name} of a negated view")
+        out = torch._neg_view(torch.empty(65, 17, device=self.dev))
+        with self.assertRaisesRegex(ValueError, "negated view"):
+            sgemm_ladder.matmul(r, b, out=out)
+
+    def test_meta_tensors(self):
+        a, b = torch.empty(2, 3, device="meta"), torch.empty(3, 4, device="meta")
+        c = torch.ops.sgemm_ladder.mm(a, b)
+        self.assertEqual((c.device.type, tuple(c.shape)), ("meta", (2, 4)))
+
+
 class Switch(GpuTest):
     """fp32_matmul(): with allow_tf32 on, torch's own float32 products are TF32 (far outside
     FP32's bound), so a result within it shows the library ran."""
