@@ -156,14 +156,13 @@ def _bmm_backward(ctx, grad):
 
 def _function(name, op, setup, backward):
     """An autograd.Function whose forward is the op itself (under Function.apply grad mode is
-    off, so the op's Autograd kernel below passes it on). vmap over it (jacrev, hessian) runs
-    the forward through vmap's own rule for the op (generate_vmap_rule)."""
+    off, so the op's Autograd kernel below passes it on)."""
     def forward(*args):
         return op(*args)
 
     return type(name, (torch.autograd.Function,), {
         "forward": staticmethod(forward), "setup_context": staticmethod(setup),
-        "backward": staticmethod(backward), "generate_vmap_rule": True})
+        "backward": staticmethod(backward)})
 
 
 _MmGrad = _function("SgemmLadderMm", _mm, _save_ab, _mm_backward)
@@ -187,8 +186,9 @@ def _plain_cuda(keyset):
 # it; anything else on down the dispatcher (the fake implementation, the mode, the transform,
 # the materialised negation). torch.library's register_autograd would cost per call a pytree
 # walk and a second trip from the dispatcher into Python: together about as much as the
-# kernel's own host work. Forward-mode AD (dual tensors) is not supported: as with
-# register_autograd, the result carries no tangent.
+# kernel's own host work. Not supported, as with register_autograd on torch 2.11: forward-mode
+# AD (dual tensors: the result carries no tangent) and a gradient through the ops inside
+# torch.func transforms (no kernel for the Function at the Autograd key there).
 def _mm_autograd(keyset, a, b):
     if _grad_enabled() and (a.requires_grad or b.requires_grad):
         return _MmGrad.apply(a, b)
