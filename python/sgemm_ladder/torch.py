@@ -189,12 +189,16 @@ def _plain_cuda(keyset):
 # kernel's own host work. Not supported, as with register_autograd on torch 2.11: forward-mode
 # AD (dual tensors: the result carries no tangent) and a gradient through the ops inside
 # torch.func transforms (no kernel for the Function at the Autograd key there).
-def _mm_autograd(keyset, a, b):
-    if _grad_enabled() and (a.requires_grad or b.requires_grad):
-        return _MmGrad.apply(a, b)
-    if _plain_cuda(keyset):
-        return _mm_kernel(a, b)
-    return _mm.redispatch(keyset & _AFTER_AUTOGRAD, a, b)
+def _two_operand_autograd(op, kernel, function):
+    """mm's and bmm's Autograd kernel: the same three ways for two operands."""
+    def autograd(keyset, a, b):
+        if _grad_enabled() and (a.requires_grad or b.requires_grad):
+            return function.apply(a, b)
+        if _plain_cuda(keyset):
+            return kernel(a, b)
+        return op.redispatch(keyset & _AFTER_AUTOGRAD, a, b)
+
+    return autograd
 
 
 def _addmm_autograd(keyset, c, a, b, beta=1.0, alpha=1.0):
@@ -205,17 +209,9 @@ def _addmm_autograd(keyset, c, a, b, beta=1.0, alpha=1.0):
     return _addmm.redispatch(keyset & _AFTER_AUTOGRAD, c, a, b, beta, alpha)
 
 
-def _bmm_autograd(keyset, a, b):
-    if _grad_enabled() and (a.requires_grad or b.requires_grad):
-        return _BmmGrad.apply(a, b)
-    if _plain_cuda(keyset):
-        return _bmm_kernel(a, b)
-    return _bmm.redispatch(keyset & _AFTER_AUTOGRAD, a, b)
-
-
-_lib.impl("mm", _mm_autograd, "Autograd", with_keyset=True)
+_lib.impl("mm", _two_operand_autograd(_mm, _mm_kernel, _MmGrad), "Autograd", with_keyset=True)
 _lib.impl("addmm", _addmm_autograd, "Autograd", with_keyset=True)
-_lib.impl("bmm", _bmm_autograd, "Autograd", with_keyset=True)
+_lib.impl("bmm", _two_operand_autograd(_bmm, _bmm_kernel, _BmmGrad), "Autograd", with_keyset=True)
 
 
 def matmul(a, b, alpha=1.0):
