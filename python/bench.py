@@ -11,11 +11,12 @@ inputs: torch.matmul in IEEE FP32 (allow_tf32=False) and in TF32, JAX's jax.lax.
 presets TF32_TF32_F32_X3, BF16_BF16_F32_X6 and BF16_BF16_F32_X9 (a preset JAX refuses here is
 recorded with JAX's reason), sgemm_ladder.matmul, torch.ops.sgemm_ladder.mm and
 sgemm_ladder.jax.matmul inside jax.jit (through jax.ffi; where it is built). Time: the
-median of --reps timed blocks after warm-up, each block enough calls for about 25 ms; torch
-and ours by CUDA events on the current stream, JAX by wall clock to block_until_ready (its
-own streams). Error: max over C of |c - c64| / (u (|A| @ |B|)), u = 2^-24, c64 and |A| @ |B|
-in float64 on the GPU. Needs torch with CUDA and libsgemm_ladder.so; JAX is optional
-(--no-jax). Memory at 8192: about 6 GB.
+median of --reps timed blocks after warm-up, each block enough calls for about 25 ms, every
+method's block in turn in each of --reps rounds; torch and ours by CUDA events on the current
+stream, JAX by wall clock to block_until_ready (its own streams). Error: max over C of
+|c - c64| / (u (|A| @ |B|)), u = 2^-24, c64 and |A| @ |B| in float64 on the GPU. Needs
+torch with CUDA and libsgemm_ladder.so; JAX is optional (--no-jax). Memory at 8192: about
+6 GB.
 """
 import argparse
 import datetime
@@ -61,42 +62,51 @@ def inputs(dist, n, phi, device):
     raise SystemExit(f"bench.py: unknown distribution {dist!r} (uniform, normal, heavy)")
 
 
-def time_events(fn, reps, block_ms=25.0):
-    """Median milliseconds per call over `reps` blocks of calls, by CUDA events."""
-    for _ in range(3):
-        fn()
+def block_events(fn, calls):
+    """Milliseconds per call of a block of calls, by CUDA events on the current stream."""
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record()
-    fn()
+    for _ in range(calls):
+        fn()
     stop.record()
     stop.synchronize()
-    calls = max(1, min(2000, int(block_ms / max(start.elapsed_time(stop), 1e-3))))
-    times = []
-    for _ in range(reps):
-        start.record()
-        for _ in range(calls):
-            fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) / calls)
-    return statistics.median(times)
+    return start.elapsed_time(stop) / calls
 
 
-def time_wall(fn, reps, block_ms=25.0):
-    """The same by wall clock, for JAX: dispatch a block, wait for its last result."""
-    for _ in range(3):
-        fn().block_until_ready()
+def block_wall(fn, calls):
+    """The same by wall clock, for JAX (its own streams): dispatch, wait for the last result."""
     t = time.perf_counter()
-    fn().block_until_ready()
-    calls = max(1, min(2000, int(block_ms / max((time.perf_counter() - t) * 1e3, 1e-3))))
-    times = []
+    for _ in range(calls):
+        r = fn()
+    r.block_until_ready()
+    return (time.perf_counter() - t) * 1e3 / calls
+
+
+def set_tf32(on):
+    torch.backends.cuda.matmul.allow_tf32 = on
+
+
+def time_in_turn(methods, reps, block_ms=25.0):
+    """{name: median milliseconds per call} for methods [(name, fn, block, before)], block
+    being block_events or block_wall, before None or called ahead of each of the method's
+    blocks (torch's TF32 switch): after warm-up, `reps` rounds, each a block of every method in
+    turn (enough calls for about block_ms), so that a slow spell of the host or the GPU falls
+    on all of them alike and the ratios stay paired."""
+    calls = {}
+    for name, fn, block, before in methods:
+        if before:
+            before()
+        for _ in range(3):
+            block(fn, 1)
+        calls[name] = max(1, min(2000, int(block_ms / max(block(fn, 1), 1e-3))))
+    times = {name: [] for name, *_ in methods}
     for _ in range(reps):
-        t = time.perf_counter()
-        for _ in range(calls):
-            r = fn()
-        r.block_until_ready()
-        times.append((time.perf_counter() - t) * 1e3 / calls)
-    return statistics.median(times)
+        for name, fn, block, before in methods:
+            if before:
+                before()
+            times[name].append(block(fn, calls[name]))
+    set_tf32(False)
+    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def componentwise_error(c, c64, scale):
@@ -173,6 +183,7 @@ def main():
         "cuda": torch.version.cuda, "torch": torch.__version__,
         "jax": getattr(jax, "__version__", None), "sgemm_ladder": sgemm_ladder.version(),
         "one_call_rung": sgemm_ladder.one_call_rung(), "reps": args.reps,
+        "timing": "in_turn",
         "phi": args.phi, "date": datetime.date.today().isoformat(),
         "command": "python/bench.py " + " ".join(
             a for a in sys.argv[1:] if not a.startswith("--out") and a != args.out),
@@ -188,20 +199,12 @@ def main():
             c64 = a64 @ b64
             scale = a64.abs() @ b64.abs()
             a64 = b64 = None
-            results = []
-
-            def record(method, ms, c, timer):
-                results.append({"method": method, "label": LABELS[method], "shape": [n, n, n],
-                                "distribution": dist, "ms": ms, "timer": timer,
-                                "error": componentwise_error(c, c64, scale)})
-
-            torch.backends.cuda.matmul.allow_tf32 = False
-            record("torch_fp32", time_events(lambda: torch.matmul(a, b), args.reps),
-                   torch.matmul(a, b), "cuda_events")
-            torch.backends.cuda.matmul.allow_tf32 = True
-            record("torch_tf32", time_events(lambda: torch.matmul(a, b), args.reps),
-                   torch.matmul(a, b), "cuda_events")
-            torch.backends.cuda.matmul.allow_tf32 = False
+            # (name, fn, block, before); each result is taken once more after the timing
+            methods = [("torch_fp32", lambda: torch.matmul(a, b), block_events,
+                        lambda: set_tf32(False)),
+                       ("torch_tf32", lambda: torch.matmul(a, b), block_events,
+                        lambda: set_tf32(True))]
+            ja = jb = None
             if jax is not None:
                 ja, jb = jax.dlpack.from_dlpack(a), jax.dlpack.from_dlpack(b)
                 for method, preset in JAX_PRESETS.items():
@@ -216,17 +219,29 @@ def main():
                         skipped.append({"method": method, "label": LABELS[method],
                                         "reason": refused[method]})
                         continue
-                    ms = time_wall(lambda: f(ja, jb), args.reps)
-                    record(method, ms, torch.from_dlpack(f(ja, jb)), "wall_block_until_ready")
+                    methods.append((method, lambda f=f: f(ja, jb), block_wall, None))
                 if ours_in_jit is not None:  # the one call inside jax.jit (jax.ffi), timed alike
-                    ms = time_wall(lambda: ours_in_jit(ja, jb), args.reps)
-                    record("sgemm_jax_jit", ms, torch.from_dlpack(ours_in_jit(ja, jb)),
-                           "wall_block_until_ready")
-                ja = jb = None
-            record("sgemm_ladder", time_events(lambda: sgemm_ladder.matmul(a, b), args.reps),
-                   sgemm_ladder.matmul(a, b), "cuda_events")
-            record("sgemm_op", time_events(lambda: torch.ops.sgemm_ladder.mm(a, b), args.reps),
-                   torch.ops.sgemm_ladder.mm(a, b), "cuda_events")
+                    methods.append(("sgemm_jax_jit", lambda: ours_in_jit(ja, jb), block_wall,
+                                    None))
+            methods.append(("sgemm_ladder", lambda: sgemm_ladder.matmul(a, b), block_events,
+                            None))
+            methods.append(("sgemm_op", lambda: torch.ops.sgemm_ladder.mm(a, b), block_events,
+                            None))
+            ms = time_in_turn(methods, args.reps)
+            results = []
+            for method, fn, block, before in methods:
+                if before:
+                    before()
+                c = fn()
+                c = torch.from_dlpack(c) if block is block_wall else c
+                results.append({"method": method, "label": LABELS[method], "shape": [n, n, n],
+                                "distribution": dist, "ms": ms[method],
+                                "timer": "cuda_events" if block is block_events
+                                else "wall_block_until_ready",
+                                "error": componentwise_error(c, c64, scale)})
+                c = None
+            set_tf32(False)
+            ja = jb = None
             base = results[0]["ms"]
             for r in results:
                 r["speedup"] = base / r["ms"]

@@ -68,10 +68,12 @@ def table(data, source):
         f" (`{ctx.get('command', 'python/bench.py')}`). Each size's cell is the speed over "
         "torch.matmul in IEEE FP32 (`allow_tf32=False`) on the same shape and inputs, for "
         f"{names} inputs (that row: its milliseconds); time is the median of "
-        f"{ctx.get('reps', '?')} timed blocks after warm-up (CUDA events; JAX: wall clock to "
-        "`block_until_ready`). Error is the largest |c − c64| / (u·(|A|·|B|)) over the elements "
-        "of C at any size, u = 2⁻²⁴, c64 computed in float64 on the GPU: FP32's worst-case "
-        "bound is about K, a correctly rounded result 0.5.", "",
+        f"{ctx.get('reps', '?')} timed blocks after warm-up"
+        f"{', every method in turn in each round' if ctx.get('timing') == 'in_turn' else ''}"
+        " (CUDA events; JAX: wall clock to `block_until_ready`). Error is the largest "
+        "|c − c64| / (u·(|A|·|B|)) over the elements of C at any size, u = 2⁻²⁴, c64 computed "
+        "in float64 on the GPU: FP32's worst-case bound is about K, a correctly rounded result "
+        "0.5.", "",
         "| method | " + " | ".join(_size(s) for s in shapes) + " | " +
         " | ".join(f"error, {title}" for _, title in dists) + " |",
         "| :--- |" + " ---: |" * (len(shapes) + len(dists))]
