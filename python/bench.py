@@ -11,12 +11,12 @@ inputs: torch.matmul in IEEE FP32 (allow_tf32=False) and in TF32, JAX's jax.lax.
 presets TF32_TF32_F32_X3, BF16_BF16_F32_X6 and BF16_BF16_F32_X9 (a preset JAX refuses here is
 recorded with JAX's reason), sgemm_ladder.matmul, torch.ops.sgemm_ladder.mm and
 sgemm_ladder.jax.matmul inside jax.jit (through jax.ffi; where it is built). Time: the
-median of --reps timed blocks after warm-up, each block enough calls for about 25 ms, every
-method's block in turn in each of --reps rounds; torch and ours by CUDA events on the current
-stream, JAX by wall clock to block_until_ready (its own streams). Error: max over C of
-|c - c64| / (u (|A| @ |B|)), u = 2^-24, c64 and |A| @ |B| in float64 on the GPU. Needs
-torch with CUDA and libsgemm_ladder.so; JAX is optional (--no-jax). Memory at 8192: about
-6 GB.
+median of --reps timed blocks after warm-up, each block enough calls for about 25 ms, a
+method's blocks alternating with torch.matmul FP32's, its ratio over the reference's blocks
+beside it; torch and ours by CUDA events on the current stream, JAX by wall clock to
+block_until_ready (its own streams). Error: max over C of |c - c64| / (u (|A| @ |B|)),
+u = 2^-24, c64 and |A| @ |B| in float64 on the GPU. Needs torch with CUDA and
+libsgemm_ladder.so; JAX is optional (--no-jax). Memory at 8192: about 6 GB.
 """
 import argparse
 import datetime
@@ -87,11 +87,13 @@ def set_tf32(on):
 
 
 def time_in_turn(methods, reps, block_ms=25.0):
-    """{name: median milliseconds per call} for methods [(name, fn, block, before)], block
-    being block_events or block_wall, before None or called ahead of each of the method's
-    blocks (torch's TF32 switch): after warm-up, `reps` rounds, each a block of every method in
-    turn (enough calls for about block_ms), so that a slow spell of the host or the GPU falls
-    on all of them alike and the ratios stay paired."""
+    """{name: (median ms per call, the reference's median ms beside it)} for methods
+    [(name, fn, block, before)], the first being the reference (torch.matmul in FP32); block is
+    block_events or block_wall, before None or called ahead of each of the method's blocks
+    (torch's TF32 switch). As the C++ bench times a rung and cuBLAS: after warm-up, each method
+    in `reps` rounds of a reference block then its own block (enough calls for about block_ms
+    each), so that a slow spell of the host or the GPU, or the power a method draws, falls on
+    the pair alike. The reference's own row: the median of all its blocks."""
     calls = {}
     for name, fn, block, before in methods:
         if before:
@@ -99,14 +101,20 @@ def time_in_turn(methods, reps, block_ms=25.0):
         for _ in range(3):
             block(fn, 1)
         calls[name] = max(1, min(2000, int(block_ms / max(block(fn, 1), 1e-3))))
-    times = {name: [] for name, *_ in methods}
-    for _ in range(reps):
-        for name, fn, block, before in methods:
+    (ref_name, ref_fn, ref_block, ref_before), out, all_ref = methods[0], {}, []
+    for name, fn, block, before in methods[1:]:
+        ref, own = [], []
+        for _ in range(reps):
+            ref_before()
+            ref.append(ref_block(ref_fn, calls[ref_name]))
             if before:
                 before()
-            times[name].append(block(fn, calls[name]))
+            own.append(block(fn, calls[name]))
+        out[name] = (statistics.median(own), statistics.median(ref))
+        all_ref += ref
     set_tf32(False)
-    return {name: statistics.median(t) for name, t in times.items()}
+    out[ref_name] = (statistics.median(all_ref),) * 2
+    return out
 
 
 def componentwise_error(c, c64, scale):
@@ -183,7 +191,7 @@ def main():
         "cuda": torch.version.cuda, "torch": torch.__version__,
         "jax": getattr(jax, "__version__", None), "sgemm_ladder": sgemm_ladder.version(),
         "one_call_rung": sgemm_ladder.one_call_rung(), "reps": args.reps,
-        "timing": "in_turn",
+        "timing": "in_turn_with_reference",
         "phi": args.phi, "date": datetime.date.today().isoformat(),
         "command": "python/bench.py " + " ".join(
             a for a in sys.argv[1:] if not a.startswith("--out") and a != args.out),
@@ -235,16 +243,16 @@ def main():
                 c = fn()
                 c = torch.from_dlpack(c) if block is block_wall else c
                 results.append({"method": method, "label": LABELS[method], "shape": [n, n, n],
-                                "distribution": dist, "ms": ms[method],
+                                "distribution": dist, "ms": ms[method][0],
+                                "reference_ms": ms[method][1],
                                 "timer": "cuda_events" if block is block_events
                                 else "wall_block_until_ready",
                                 "error": componentwise_error(c, c64, scale)})
                 c = None
             set_tf32(False)
             ja = jb = None
-            base = results[0]["ms"]
             for r in results:
-                r["speedup"] = base / r["ms"]
+                r["speedup"] = r["reference_ms"] / r["ms"]
                 print(f"{n}^3 {dist:8s} {r['label']:42s} {r['ms']:9.3f} ms "
                       f"{r['speedup']:6.2f}x  error {r['error']:.3g} u|A||B|", flush=True)
             rows += results

@@ -51,6 +51,13 @@ def _error(v):
     return f"{v:.2f}" if v < 100 else f"{v:.1e}"
 
 
+TIMING = {  # how the run ordered its timed blocks (the JSON's context "timing"; none: each
+    # method's blocks one after another)
+    "in_turn": ", every method in turn in each round",
+    "in_turn_with_reference": ", each method's blocks alternating with torch.matmul FP32's and "
+                              "its speed taken over the reference's blocks beside it"}
+
+
 def table(data, source):
     ctx, rows = data["context"], data["rows"]
     shapes = sorted({tuple(r["shape"]) for r in rows}, key=lambda s: (s[0] * s[1] * s[2], s))
@@ -69,7 +76,7 @@ def table(data, source):
         "torch.matmul in IEEE FP32 (`allow_tf32=False`) on the same shape and inputs, for "
         f"{names} inputs (that row: its milliseconds); time is the median of "
         f"{ctx.get('reps', '?')} timed blocks after warm-up"
-        f"{', every method in turn in each round' if ctx.get('timing') == 'in_turn' else ''}"
+        f"{TIMING.get(ctx.get('timing'), '')}"
         " (CUDA events; JAX: wall clock to `block_until_ready`). Error is the largest "
         "|c − c64| / (u·(|A|·|B|)) over the elements of C at any size, u = 2⁻²⁴, c64 computed "
         "in float64 on the GPU: FP32's worst-case bound is about K, a correctly rounded result "
