@@ -609,6 +609,15 @@ class BenchTable(unittest.TestCase):
         self.assertIn("| sgemm_ladder.matmul | 2.00× / 1.50× | 0.12 | 1.2e+03 |", text)
         self.assertIn("JAX BF16_BF16_F32_X9: not measured (jax refused it).", text)
 
+    def test_table_says_how_blocks_were_ordered(self):
+        plain = bench_table.table(BENCH, "[x](x)")
+        self.assertNotIn("alternating", plain)
+        paired = dict(BENCH, context=dict(BENCH["context"], timing="in_turn_with_reference"))
+        self.assertIn("each method's blocks alternating with torch.matmul FP32's",
+                      bench_table.table(paired, "[x](x)"))
+        rounds = dict(BENCH, context=dict(BENCH["context"], timing="in_turn"))
+        self.assertIn("every method in turn in each round", bench_table.table(rounds, "[x](x)"))
+
     def test_check_then_write_then_check(self):
         code, out = self.run_main("--check")
         self.assertEqual(code, 1)
