@@ -5,11 +5,14 @@
 // problems (first, middle, last) within FP32's componentwise bound, gamma_{K+2} (|alpha| sum_k
 // |a||b| + |beta| |c0|), of the FP64 sum, on full-precision uniform inputs in [-1, 1).
 //
-//   sgemm_batched_bench [--case NAME] [--block-ms T] [--rounds R]
+//   sgemm_batched_bench [--case NAME] [--kernel NAME] [--choice] [--block-ms T] [--rounds R]
 //
-// Cases (column-major, as cuBLAS; batch x (M x N x K)): 64x512^3, 8x2048^3, 1024x64^3,
+// The suite (column-major, as cuBLAS; batch x (M x N x K)): 64x512^3, 8x2048^3, 1024x64^3,
 // qk: 4096 x (1024 x 1024 x 64) with op T on B (32 heads * 128 sequences, Q K^T), and
 // pv: 4096 x (1024 x 64 x 1024) (P V). The largest, qk, holds 18 GiB on the device (C: 16 GiB).
+// --choice adds smaller cases of each kind, outside the suite's geometric mean, where the batched
+// call's choice of kernel is made (library/batched.cu: kernel_for); --kernel times one kernel
+// on every case instead of the call's own choice (library/batched_kernels.h).
 // Timing: warm-up runs, then R rounds of a block of each in turn, ours then cuBLAS, a block at
 // least T ms (docs/00_method.md's method, blocks in turn). Prints a table and one JSON line per
 // case; exit status 1 when a check fails, 3 on a CUDA or cuBLAS error.
@@ -27,7 +30,8 @@
 #include <string>
 #include <vector>
 
-#include "device.h"  // fill_matrix, DeviceBuffer, CUDA_CHECK
+#include "batched_kernels.h"  // BatchedKernel, gemm_strided_batched_on
+#include "device.h"           // fill_matrix, DeviceBuffer, CUDA_CHECK
 #include "sgemm/sgemm.h"
 
 namespace {
@@ -38,6 +42,7 @@ struct Case {
   std::string name;
   int batch, M, N, K;
   cublasOperation_t opA, opB;
+  bool suite = true;  // in the geometric mean; else one of --choice's cases
 };
 
 const std::vector<Case> kCases = {
@@ -46,6 +51,13 @@ const std::vector<Case> kCases = {
     {"1024x64^3", 1024, 64, 64, 64, CUBLAS_OP_N, CUBLAS_OP_N},
     {"qk_4096x1024x1024x64", 4096, 1024, 1024, 64, CUBLAS_OP_N, CUBLAS_OP_T},
     {"pv_4096x1024x64x1024", 4096, 1024, 64, 1024, CUBLAS_OP_N, CUBLAS_OP_N},
+    // --choice: between the suite's kinds, where one kernel's lead passes to another.
+    {"4096x32^3", 4096, 32, 32, 32, CUBLAS_OP_N, CUBLAS_OP_N, false},
+    {"512x128^3", 512, 128, 128, 128, CUBLAS_OP_N, CUBLAS_OP_N, false},
+    {"128x256^3", 128, 256, 256, 256, CUBLAS_OP_N, CUBLAS_OP_N, false},
+    {"qk_1024x256x256x64", 1024, 256, 256, 64, CUBLAS_OP_N, CUBLAS_OP_T, false},
+    {"pv_1024x256x64x256", 1024, 256, 64, 256, CUBLAS_OP_N, CUBLAS_OP_N, false},
+    {"pv_512x2048x128x2048", 512, 2048, 128, 2048, CUBLAS_OP_N, CUBLAS_OP_N, false},
 };
 
 void cublas_check(cublasStatus_t s, const char* what) {
@@ -94,6 +106,8 @@ std::vector<float> to_host(const float* p, size_t count) {
 
 int main(int argc, char** argv) {
   std::string only;
+  BatchedKernel kernel = BatchedKernel::automatic;
+  bool choice = false;
   double block_ms = 100;
   int rounds = 3;
   auto usage = [](const std::string& why) {
@@ -108,11 +122,16 @@ int main(int argc, char** argv) {
           "sgemm_batched_bench: sgemm::gemm_strided_batched against cublasSgemmStridedBatched\n"
           "(FP32, default math mode), timed in turn in one process, with a check of each case\n"
           "against FP64 within FP32's componentwise bound.\n\n"
-          "usage: sgemm_batched_bench [--case NAME] [--block-ms T] [--rounds R]\n"
+          "usage: sgemm_batched_bench [--case NAME] [--kernel NAME] [--choice] [--block-ms T]\n"
+          "                           [--rounds R]\n"
           "  --case NAME    run one case only:");
       for (const Case& c : kCases) std::printf(" %s", c.name.c_str());
       std::printf(
-          "\n  --block-ms T   a timed block lasts at least T ms of GPU time (default 100)\n"
+          "\n  --kernel NAME  one kernel on every case, not the call's choice: automatic (the\n"
+          "                 default), fused_3xtf32, cluster_3xtf32, ffma_cluster, ffma_tiles\n"
+          "  --choice       the suite and smaller cases of each kind (outside the geometric\n"
+          "                 mean), where the call's choice of kernel is made\n"
+          "  --block-ms T   a timed block lasts at least T ms of GPU time (default 100)\n"
           "  --rounds R     blocks of each in turn (default 3)\n\n"
           "exit status:\n  0  every check passed\n  1  a check failed\n  2  bad usage\n"
           "  3  no usable GPU, or a CUDA or cuBLAS error\n");
@@ -121,6 +140,11 @@ int main(int argc, char** argv) {
       only = argv[++i];
       if (std::none_of(kCases.begin(), kCases.end(), [&](const Case& c) { return c.name == only; }))
         return usage("no case '" + only + "'");
+    } else if (a == "--kernel" && hasValue) {
+      if (!batched_kernel_named(argv[++i], &kernel))
+        return usage(std::string("no kernel '") + argv[i] + "'");
+    } else if (a == "--choice") {
+      choice = true;
     } else if (a == "--block-ms" && hasValue) {
       char* end = nullptr;
       block_ms = std::strtod(argv[++i], &end);
@@ -143,13 +167,13 @@ int main(int argc, char** argv) {
     cublas_check(cublasCreate(&handle), "cublasCreate");
     cublas_check(cublasSetStream(handle, stream), "cublasSetStream");  // default math mode: FP32
     Timer timer{stream, block_ms};
-    std::printf("GPU: %s (%d SMs)\n%-22s %10s %10s %10s %10s %8s  %s\n", prop.name,
-                prop.multiProcessorCount, "case", "ours ms", "cuBLAS ms", "ours TF/s",
-                "cuBLAS TF/s", "ratio", "check");
+    std::printf("GPU: %s (%d SMs), kernel: %s\n%-22s %10s %10s %10s %10s %8s  %s\n", prop.name,
+                prop.multiProcessorCount, to_string(kernel), "case", "ours ms", "cuBLAS ms",
+                "ours TF/s", "cuBLAS TF/s", "ratio", "check");
     double logSum = 0;
     int counted = 0;
     for (const Case& c : kCases) {
-      if (!only.empty() && only != c.name) continue;
+      if (only.empty() ? !c.suite && !choice : only != c.name) continue;
       // Column-major, tight: op(A) M x K, A stored M x K (N) or K x M (T); B likewise; C M x N.
       const bool ta = c.opA == CUBLAS_OP_T, tb = c.opB == CUBLAS_OP_T;
       const int lda = ta ? c.K : c.M, ldb = tb ? c.N : c.K, ldc = c.M;
@@ -165,8 +189,8 @@ int main(int argc, char** argv) {
       const float alpha = 1.f, beta = 0.f;
       std::string why;
       auto ours = [&] {
-        const Status s = gemm_strided_batched(
-            Layout::col_major, ta ? Op::T : Op::N, tb ? Op::T : Op::N, c.M, c.N, c.K, alpha,
+        const Status s = gemm_strided_batched_on(
+            kernel, Layout::col_major, ta ? Op::T : Op::N, tb ? Op::T : Op::N, c.M, c.N, c.K, alpha,
             A.get(), lda, sA, B.get(), ldb, sB, beta, C.get(), ldc, sC, c.batch, stream, &why);
         if (s != Status::ok) throw std::runtime_error(c.name + ": " + why);
       };
@@ -178,6 +202,15 @@ int main(int argc, char** argv) {
       };
       // The check first, on our C: three problems, 4096 sampled elements each (all where fewer).
       CUDA_CHECK(cudaMemsetAsync(C.get(), 0xff, sC * c.batch * sizeof(float), stream));  // NaN
+      if (kernel != BatchedKernel::automatic) {  // a kernel named may not take this case
+        const Status s = gemm_strided_batched_on(
+            kernel, Layout::col_major, ta ? Op::T : Op::N, tb ? Op::T : Op::N, c.M, c.N, c.K, alpha,
+            A.get(), lda, sA, B.get(), ldb, sB, beta, C.get(), ldc, sC, c.batch, stream, &why);
+        if (s != Status::ok) {
+          std::printf("%-22s not run: %s\n", c.name.c_str(), why.c_str());
+          continue;
+        }
+      }
       ours();
       CUDA_CHECK(cudaStreamSynchronize(stream));
       const double u = std::ldexp(1.0, -24), n = c.K + 2, gamma = n * u / (1 - n * u);
@@ -215,20 +248,22 @@ int main(int argc, char** argv) {
       const double o = median(oursMs), t = median(theirsMs);
       const double flops = 2.0 * c.batch * c.M * c.N * static_cast<double>(c.K);
       const double ratio = t / o;
-      logSum += std::log(ratio), ++counted;
+      if (c.suite) logSum += std::log(ratio), ++counted;
       char check[96];
       std::snprintf(check, sizeof check, "%s (worst error %.3g of the bound)",
                     pass ? "PASS" : "FAIL", worst);
       std::printf("%-22s %10.4f %10.4f %10.1f %10.1f %8.3f  %s\n", c.name.c_str(), o, t,
                   flops / o / 1e9, flops / t / 1e9, ratio, check);
       std::printf(
-          "{\"case\": \"%s\", \"batch\": %d, \"M\": %d, \"N\": %d, \"K\": %d, \"ours_ms\": %.6f, "
-          "\"cublas_ms\": %.6f, \"ratio\": %.4f, \"check\": \"%s\", \"worst_of_bound\": %.4g}\n",
-          c.name.c_str(), c.batch, c.M, c.N, c.K, o, t, ratio, pass ? "pass" : "fail", worst);
+          "{\"case\": \"%s\", \"suite\": %s, \"kernel\": \"%s\", \"batch\": %d, \"M\": %d, "
+          "\"N\": %d, \"K\": %d, \"ours_ms\": %.6f, \"cublas_ms\": %.6f, \"ratio\": %.4f, "
+          "\"check\": \"%s\", \"worst_of_bound\": %.4g}\n",
+          c.name.c_str(), c.suite ? "true" : "false", to_string(kernel), c.batch, c.M, c.N, c.K, o,
+          t, ratio, pass ? "pass" : "fail", worst);
       std::fflush(stdout);
     }
     if (counted > 0)
-      std::printf("geometric mean of cuBLAS time / ours over %d cases: %.3f\n", counted,
+      std::printf("geometric mean of cuBLAS time / ours over %d suite cases: %.3f\n", counted,
                   std::exp(logSum / counted));
     cublasDestroy(handle);
     CUDA_CHECK(cudaStreamDestroy(stream));

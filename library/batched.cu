@@ -21,7 +21,7 @@
 //     waste). Operands that are transposed in row-major terms are first copied, transposed,
 //     into the workspace, for the whole batch in one launch (once for a shared operand), as
 //     gemm() does for one problem.
-//     Off Hopper (no sm_90a kernels): a plain batched FFMA kernel of this file.
+//     Off Hopper (no sm_90a kernels): the CUDA-core batched kernel (ffma_batched.cu).
 // The pointer-array form always takes 4 (its pointers live on the device, and the host never
 // reads them): each kernel reads A[i], B[i], C[i] itself.
 #include <cuda_runtime.h>
@@ -32,7 +32,9 @@
 #include <string>
 
 #include "arguments.h"          // check_problem
+#include "batched_kernels.h"    // BatchedKernel: the kernels rule 4 chooses among
 #include "entries.h"            // the rungs' batched launches
+#include "ffma_batched.h"       // the CUDA-core batched kernel
 #include "launchers.h"          // Gemm
 #include "messages.h"           // say()
 #include "row_major.h"          // BLAS's general form as the rungs' own problem
@@ -81,48 +83,6 @@ __global__ void transpose_batched(const float* in, const float* const* inArray, 
     if (out_row < cols && out_col < rows)
       out[static_cast<long long>(out_row) * ld_out + out_col] = tile[threadIdx.x][dy];
   }
-}
-
-// Off Hopper: 64 x 64 tiles of C, 256 threads of 4 x 4 elements, K in steps of 16 through shared
-// memory, plain FP32 FFMA in k order (the componentwise bound as rung 5's sums). Any alignment
-// and leading dimension.
-constexpr int kPlainTile = 64, kPlainK = 16;
-__global__ void __launch_bounds__(256)
-    sgemm_plain_batched(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
-                        int ldb, float beta, float* C, int ldc, Batch batch) {
-  runtime::select_problem(batch, A, B, C);
-  __shared__ float As[kPlainK][kPlainTile + 1], Bs[kPlainK][kPlainTile];
-  const int row0 = blockIdx.y * kPlainTile, col0 = blockIdx.x * kPlainTile;
-  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
-  float acc[4][4] = {};
-  for (int k0 = 0; k0 < K; k0 += kPlainK) {
-    for (int e = threadIdx.x; e < kPlainTile * kPlainK; e += 256) {
-      const int r = e / kPlainK, k = e % kPlainK;  // A: a warp reads 2 rows x 16 k
-      As[k][r] =
-          row0 + r < M && k0 + k < K ? A[static_cast<long long>(row0 + r) * lda + k0 + k] : 0.f;
-      const int kb = e / kPlainTile, c = e % kPlainTile;  // B: a warp reads 32 columns
-      Bs[kb][c] =
-          k0 + kb < K && col0 + c < N ? B[static_cast<long long>(k0 + kb) * ldb + col0 + c] : 0.f;
-    }
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < kPlainK; ++k)
-#pragma unroll
-      for (int i = 0; i < 4; ++i)
-#pragma unroll
-        for (int j = 0; j < 4; ++j) acc[i][j] += As[k][ty + 16 * i] * Bs[k][tx + 16 * j];
-    __syncthreads();
-  }
-#pragma unroll
-  for (int i = 0; i < 4; ++i)
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const int r = row0 + ty + 16 * i, c = col0 + tx + 16 * j;
-      if (r < M && c < N) {
-        float* p = C + static_cast<long long>(r) * ldc + c;
-        *p = beta == 0.f ? alpha * acc[i][j] : alpha * acc[i][j] + beta * *p;
-      }
-    }
 }
 
 // ---- The host side.
@@ -192,46 +152,43 @@ Status scale_batch(const BatchView& v, int batch, cudaStream_t stream, std::stri
   return Status::ok;
 }
 
-// Which kernel takes the batch (rule 4 above).
-enum class Kernel { fused_3xtf32, cluster_3xtf32, ffma_cluster, plain };
-
 // Rule 4's choice, from the batched suite on an H200 (experiments/batched): at 4096 x 1024 x 64
 // x 1024 (PV) rung 19 ran 0.56 of cuBLAS, rung 15 0.45; at 1024 x 64^3 rung 17 0.76, rung 19 0.57.
-Kernel kernel_for(int M, int N, int K) {
-  if (K < 16) return Kernel::ffma_cluster;
+BatchedKernel kernel_for(int M, int N, int K) {
+  if (K < 16) return BatchedKernel::ffma_cluster;
   const bool narrow = M <= 64 || N <= 64;
   if (narrow && static_cast<double>(M) * N * K >= 256.0 * 256.0 * 256.0)
-    return Kernel::cluster_3xtf32;
+    return BatchedKernel::cluster_3xtf32;
   const long long tiles = static_cast<long long>((M + 127) / 128) * ((N + 127) / 128);
   const bool halfFull = 2LL * M * N >= tiles * 128 * 128;
-  return halfFull ? Kernel::fused_3xtf32 : Kernel::ffma_cluster;
+  return halfFull ? BatchedKernel::fused_3xtf32 : BatchedKernel::ffma_cluster;
 }
 
-cudaError_t run_kernel(Kernel kernel, const Gemm& g, const Batch& b, int n, cudaStream_t stream) {
-  cudaError_t err = cudaErrorNoKernelImageForDevice;
-  if (kernel == Kernel::fused_3xtf32) err = every_shape_3xtf32::launch_batched(g, b, n, stream);
-  if (kernel == Kernel::cluster_3xtf32) err = cluster_3xtf32::launch_batched(g, b, n, stream);
-  if (kernel == Kernel::ffma_cluster) err = cluster_splitk::launch_batched(g, b, n, stream);
+cudaError_t run_kernel(BatchedKernel kernel, const Gemm& g, const Batch& b, int n,
+                       cudaStream_t stream) {
+  cudaError_t err = cudaErrorNoKernelImageForDevice;  // ffma_tiles: straight to its kernel
+  if (kernel == BatchedKernel::fused_3xtf32)
+    err = every_shape_3xtf32::launch_batched(g, b, n, stream);
+  if (kernel == BatchedKernel::cluster_3xtf32)
+    err = cluster_3xtf32::launch_batched(g, b, n, stream);
+  if (kernel == BatchedKernel::ffma_cluster) err = cluster_splitk::launch_batched(g, b, n, stream);
   if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction) {
-    cudaGetLastError();  // not a Hopper, or no sm_90a code in the build: the plain kernel
-    const dim3 grid((g.N + kPlainTile - 1) / kPlainTile, (g.M + kPlainTile - 1) / kPlainTile, n);
-    if (grid.y > 65535u) return cudaErrorInvalidConfiguration;
-    sgemm_plain_batched<<<grid, 256, 0, stream>>>(g.M, g.N, g.K, g.alpha, g.A, g.lda, g.B, g.ldb,
-                                                  g.beta, g.C, g.ldc, b);
-    err = cudaGetLastError();
+    // Not a Hopper, or no sm_90a code in the build: the FFMA tiles run on any GPU.
+    if (kernel != BatchedKernel::ffma_tiles) cudaGetLastError();
+    err = launch_ffma_batched(g, b, n, stream);
   }
   return err;
 }
 
 // Rule 4: one launch per chunk of problems (the grid's z), transposed copies first where needed.
-Status run_batch(BatchView v, int batch, cudaStream_t stream, std::string* why) {
+Status run_batch(BatchView v, int batch, BatchedKernel kernel, cudaStream_t stream,
+                 std::string* why) {
   const Gemm& g = v.view.gemm;
   const bool copyA = v.view.a == Op::T, copyB = v.view.b == Op::T;
   // A shared operand (stride 0, no array) is copied once for every chunk.
   const bool sharedA = !v.a.array && v.a.stride == 0, sharedB = !v.b.array && v.b.stride == 0;
   const long long floatsA = copyA ? static_cast<long long>(g.M) * padded(g.K) : 0;
   const long long floatsB = copyB ? static_cast<long long>(g.K) * padded(g.N) : 0;
-  const Kernel kernel = kernel_for(g.M, g.N, g.K);
   int chunk = std::min(batch, runtime::kMaxGridZ);
   for (long long first = 0; first < batch;) {
     const int n = static_cast<int>(std::min<long long>(chunk, batch - first));
@@ -312,10 +269,54 @@ bool stacked(const BatchView& v, int batch) {
 
 }  // namespace
 
+const char* to_string(BatchedKernel kernel) {
+  switch (kernel) {
+    case BatchedKernel::automatic:
+      return "automatic";
+    case BatchedKernel::fused_3xtf32:
+      return "fused_3xtf32";
+    case BatchedKernel::cluster_3xtf32:
+      return "cluster_3xtf32";
+    case BatchedKernel::ffma_cluster:
+      return "ffma_cluster";
+    case BatchedKernel::ffma_tiles:
+      return "ffma_tiles";
+  }
+  return "?";
+}
+
+bool batched_kernel_named(const std::string& name, BatchedKernel* kernel) {
+  for (BatchedKernel k :
+       {BatchedKernel::automatic, BatchedKernel::fused_3xtf32, BatchedKernel::cluster_3xtf32,
+        BatchedKernel::ffma_cluster, BatchedKernel::ffma_tiles})
+    if (name == to_string(k)) {
+      *kernel = k;
+      return true;
+    }
+  return false;
+}
+
 Status gemm_strided_batched(Layout layout, Op opA, Op opB, int M, int N, int K, float alpha,
                             const float* A, int lda, long long strideA, const float* B, int ldb,
                             long long strideB, float beta, float* C, int ldc, long long strideC,
                             int batch, cudaStream_t stream, std::string* why) {
+  return gemm_strided_batched_on(BatchedKernel::automatic, layout, opA, opB, M, N, K, alpha, A, lda,
+                                 strideA, B, ldb, strideB, beta, C, ldc, strideC, batch, stream,
+                                 why);
+}
+
+Status gemm_strided_batched_on(BatchedKernel kernel, Layout layout, Op opA, Op opB, int M, int N,
+                               int K, float alpha, const float* A, int lda, long long strideA,
+                               const float* B, int ldb, long long strideB, float beta, float* C,
+                               int ldc, long long strideC, int batch, cudaStream_t stream,
+                               std::string* why) {
+  const bool threeTf32 =
+      kernel == BatchedKernel::fused_3xtf32 || kernel == BatchedKernel::cluster_3xtf32;
+  if (threeTf32 && K < 16)
+    return fail(
+        Status::bad_size,
+        "K = " + std::to_string(K) + ": the 3xTF32 kernel " + to_string(kernel) + " needs K >= 16",
+        why);
   Status s = check_count(batch, why);
   if (s != Status::ok || batch == 0) return s;
   const Operation operation{layout, opA, opB};
@@ -358,6 +359,7 @@ Status gemm_strided_batched(Layout layout, Op opA, Op opB, int M, int N, int K, 
                               Operand{B, nullptr, strideB}, nullptr, strideC);
   if (alpha == 0.f) return scale_batch(v, batch, stream, why);  // rule 1
   const Gemm& g = v.view.gemm;
+  if (kernel != BatchedKernel::automatic) return run_batch(v, batch, kernel, stream, why);
   if (stacked(v, batch)) {  // rule 2
     Gemm all = g;
     all.M = batch * g.M;
@@ -377,7 +379,7 @@ Status gemm_strided_batched(Layout layout, Op opA, Op opB, int M, int N, int K, 
     }
     return Status::ok;
   }
-  return run_batch(v, batch, stream, why);  // rule 4
+  return run_batch(v, batch, kernel_for(g.M, g.N, g.K), stream, why);  // rule 4
 }
 
 Status gemm_batched(Layout layout, Op opA, Op opB, int M, int N, int K, float alpha,
@@ -417,7 +419,8 @@ Status gemm_batched(Layout layout, Op opA, Op opB, int M, int N, int K, float al
   const BatchView v =
       view_of(operation, first, Operand{nullptr, A, 0}, Operand{nullptr, B, 0}, C, 0);
   if (alpha == 0.f) return scale_batch(v, batch, stream, why);  // rule 1
-  return run_batch(v, batch, stream, why);                      // rule 4
+  const Gemm& g = v.view.gemm;
+  return run_batch(v, batch, kernel_for(g.M, g.N, g.K), stream, why);  // rule 4
 }
 
 }  // namespace sgemm

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "batched_kernels.h"  // gemm_strided_batched_on: each kernel by name
 #include "gpu_support.h"
 #include "sgemm/sgemm.h"
 #include "sgemm/sgemm_cublas.h"
@@ -133,16 +134,17 @@ void expect_within_bound(const Case& c, const Operands& in, const std::vector<fl
   EXPECT_EQ(bad, 0) << c.str();
 }
 
-// The strided form on a case; what C holds after it.
+// The strided form on a case (on one kernel, where one is named); what C holds after it.
 std::vector<float> run_strided(const Case& c, const Operands& in, Status* status = nullptr,
-                               cudaStream_t stream = nullptr) {
+                               cudaStream_t stream = nullptr,
+                               BatchedKernel kernel = BatchedKernel::automatic) {
   Device<float> A(in.A), B(in.B), C(in.C0);
   std::string why;
-  const Status s = gemm_strided_batched(c.layout, c.opA, c.opB, c.M, c.N, c.K, c.alpha, A.p,
-                                        c.lda(), c.strideA(), B.p, c.ldb(), c.strideB(), c.beta,
-                                        C.p, c.ldc(), c.strideC(), c.batch, stream, &why);
+  const Status s = gemm_strided_batched_on(
+      kernel, c.layout, c.opA, c.opB, c.M, c.N, c.K, c.alpha, A.p, c.lda(), c.strideA(), B.p,
+      c.ldb(), c.strideB(), c.beta, C.p, c.ldc(), c.strideC(), c.batch, stream, &why);
   if (status) *status = s;
-  EXPECT_EQ(s, Status::ok) << c.str() << ": " << why;
+  EXPECT_EQ(s, Status::ok) << c.str() << " on " << to_string(kernel) << ": " << why;
   CUDA_CHECK(cudaDeviceSynchronize());
   return C.get();
 }
@@ -335,6 +337,86 @@ TEST_F(BatchedTest, InfAndNaNAsCublas) {
       }
     EXPECT_EQ(bad, 0) << c.str();
   }
+  cublasDestroy(handle);
+}
+
+// Each kernel the batched call chooses among, named, whatever the choice would be (the choice is
+// measured, and moves): odd shapes, both layouts, transposes, padded leading dimensions and
+// strides (the FFMA tiles' element-wise stores), tight ones (their float4 stores), beta == 0 over
+// NaN, and Inf and NaN where cublasSgemmStridedBatched puts them.
+TEST_F(BatchedTest, EveryKernelWithinTheBoundAndAsCublas) {
+  cublasHandle_t handle;
+  CUBLAS_OK(cublasCreate(&handle));
+  struct Size {
+    int M, N, K, batch;
+  };
+  for (BatchedKernel kernel : {BatchedKernel::fused_3xtf32, BatchedKernel::cluster_3xtf32,
+                               BatchedKernel::ffma_cluster, BatchedKernel::ffma_tiles}) {
+    SCOPED_TRACE(to_string(kernel));
+    for (const Size& z :
+         {Size{3, 5, 16, 3}, Size{129, 65, 33, 2}, Size{64, 64, 64, 5}, Size{200, 72, 100, 2}})
+      for (Layout layout : {Layout::row_major, Layout::col_major})
+        for (Op op : {Op::N, Op::T}) {
+          Case c;
+          c.layout = layout, c.opA = op, c.opB = op == Op::N ? Op::T : Op::N;
+          c.M = z.M, c.N = z.N, c.K = z.K, c.batch = z.batch;
+          c.alpha = 1.5f, c.beta = -0.5f;
+          if (op == Op::N) c.padA = 3, c.padB = 1, c.padC = 2, c.gapC = 5;
+          const Operands in(c);
+          expect_within_bound(c, in, run_strided(c, in, nullptr, nullptr, kernel));
+        }
+    Case nanC;  // beta == 0: C0's NaN not read
+    nanC.M = 130, nanC.N = 68, nanC.K = 40, nanC.batch = 3;
+    Operands in(nanC);
+    for (float& x : in.C0) x = kNaN;
+    std::vector<float> got = run_strided(nanC, in, nullptr, nullptr, kernel);
+    expect_within_bound(nanC, in, got);  // C is tight: no element outside the problems
+    Case special;                        // Inf, NaN and near-FLT_MAX operands against cuBLAS
+    special.layout = Layout::col_major, special.opB = Op::T;
+    special.M = 96, special.N = 80, special.K = 48, special.batch = 3, special.beta = 1.f;
+    Operands sin(special);
+    for (int i = 0; i < special.batch; ++i) {
+      sin.A[special.at(true, i, 1 + i, 2)] = INFINITY;
+      sin.A[special.at(true, i, 5, 0)] = -INFINITY;
+      sin.A[special.at(true, i, 7, 3)] = kNaN;
+      sin.B[special.at(false, i, 4, 9 + i)] = INFINITY;
+      sin.B[special.at(false, i, 2, 11)] = kNaN;
+      sin.C0[special.atC(i, 20, 21)] = INFINITY;
+      sin.C0[special.atC(i, 22, 23)] = kNaN;
+      sin.A[special.at(true, i, 30, 1)] = 3e38f;
+      sin.B[special.at(false, i, 1, 30)] = 3e38f;
+    }
+    got = run_strided(special, sin, nullptr, nullptr, kernel);
+    Device<float> A(sin.A), B(sin.B), C(sin.C0);
+    const float one = 1.f;
+    CUBLAS_OK(::cublasSgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_T, special.M, special.N,
+                                          special.K, &one, A.p, special.lda(), special.strideA(),
+                                          B.p, special.ldb(), special.strideB(), &one, C.p,
+                                          special.ldc(), special.strideC(), special.batch));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<float> want = C.get();
+    long long bad = 0;
+    for (size_t e = 0; e < want.size(); ++e) {
+      const float g = got[e], w = want[e];
+      const bool same = std::isnan(w) ? std::isnan(g) : std::isinf(w) ? g == w : !std::isnan(g);
+      if (!same && bad++ < 5) ADD_FAILURE() << "element " << e << " = " << g << ", cuBLAS " << w;
+    }
+    EXPECT_EQ(bad, 0);
+  }
+  // A 3xTF32 kernel named for K < 16 says why, and queues nothing.
+  Case shortK;
+  shortK.M = shortK.N = 32, shortK.K = 8, shortK.batch = 2;
+  const Operands in(shortK);
+  Device<float> A(in.A), B(in.B), C(in.C0);
+  std::string why;
+  EXPECT_EQ(
+      gemm_strided_batched_on(BatchedKernel::fused_3xtf32, shortK.layout, shortK.opA, shortK.opB,
+                              shortK.M, shortK.N, shortK.K, 1.f, A.p, shortK.lda(),
+                              shortK.strideA(), B.p, shortK.ldb(), shortK.strideB(), 0.f, C.p,
+                              shortK.ldc(), shortK.strideC(), shortK.batch, nullptr, &why),
+      Status::bad_size);
+  EXPECT_NE(why.find("K >= 16"), std::string::npos) << why;
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
   cublasDestroy(handle);
 }
 
