@@ -281,7 +281,7 @@ TEST_F(BatchedTest, AlphaZeroReadsNeitherAnorB) {
 }
 
 TEST_F(BatchedTest, BetaZeroDoesNotReadC) {
-  for (int K : {8, 64}) {  // the FFMA kernel, then the fused one (M, N fill its tiles)
+  for (int K : {8, 64}) {  // rung 17's FFMA (K < 16), then the FFMA tiles
     Case c;
     c.M = 128, c.N = 128, c.K = K, c.batch = 3, c.beta = 0.f;
     Operands in(c);
@@ -300,9 +300,10 @@ TEST_F(BatchedTest, InfAndNaNAsCublas) {
   struct Size {
     int m, n, k;
   };
-  // The FFMA kernel, rung 15's fused kernel, its pre-pass path (from 256^3 a problem).
-  for (const Size& z :
-       {Size{64, 64, 8}, Size{64, 64, 64}, Size{256, 256, 96}, Size{300, 260, 256}}) {
+  // Rung 17's FFMA (K < 16, mid-sized), the FFMA tiles, rung 15's pre-pass path (from 64 Mi
+  // multiply-adds a problem). Each kernel by name: EveryKernelWithinTheBoundAndAsCublas.
+  for (const Size& z : {Size{64, 64, 8}, Size{64, 64, 64}, Size{256, 256, 96}, Size{300, 260, 256},
+                        Size{520, 300, 512}}) {
     Case c;
     c.layout = Layout::col_major, c.opA = Op::N, c.opB = Op::T;
     c.M = z.m, c.N = z.n, c.K = z.k, c.batch = 3, c.beta = 1.f;

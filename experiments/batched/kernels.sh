@@ -15,3 +15,15 @@ for kernel in ${KERNELS:-automatic ffma_tiles fused_3xtf32 cluster_3xtf32 ffma_c
 done
 cp "$W/kernels.txt" "$OUT/kernels_$tag.txt"
 grep -v '^{' "$W/kernels.txt"
+# PROFILE=1: where the FFMA tiles' time goes (ncu, clocks as the GPU sets them), on a short-K case
+# and a long-K one.
+if [ "${PROFILE:-0}" = 1 ]; then
+  for c in '1024x64^3' '8x2048^3'; do
+    step "ncu_${c//^/}" 200 ncu --clock-control none -k regex:ffma_batched -c 1 \
+      --section SpeedOfLight --section Occupancy --section WarpStateStats \
+      --section SchedulerStats --section LaunchStats --section MemoryWorkloadAnalysis \
+      --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,smsp__inst_executed_pipe_fma.sum \
+      "$B/sgemm_batched_bench" --case "$c" --kernel ffma_tiles --rounds 1 --block-ms 0
+  done
+  cat "$W"/ncu_*.txt > "$OUT/ncu_ffma_tiles.txt"
+fi
