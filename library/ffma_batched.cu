@@ -1,12 +1,13 @@
 // The batched calls' CUDA-core kernel: a batch of small problems (64^3, attention's P V) in one
-// launch, each block one tile of one problem (the grid's z), on any GPU.
+// launch, each block one 64 x 64 tile of one problem (the grid's z), on any GPU.
 //
 // A batch of small problems fills the GPU with its many tiles; what a tile needs is not rung
 // 17's split of K across a cluster (there are enough tiles already) nor a tensor core's 3xTF32
-// with its split operands (three products and a pre-pass for a K of 64), but a short, tight loop:
-// rung 6's register tile read from shared memory as float4s, with the next step's operands
-// loaded into registers while this step's are multiplied (rung 9's overlap, without cp.async, so
-// that any alignment and leading dimension is read as it lies).
+// with its split operands (three products and a pre-pass for a K of 64), but a short, tight loop
+// that keeps the FMA pipe busy: rung 8's 8 x 8 register tile a thread (64 FFMA for four float4
+// reads of shared memory), fed by rung 9's asynchronous copies three steps deep, which hold no
+// registers, so that nine blocks fit an SM and a batch of 1,024 tiles runs in one wave. The
+// copies are 4 bytes each: any alignment and leading dimension is read as it lies.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -18,131 +19,141 @@
 namespace sgemm {
 namespace {
 
-constexpr int kThreads = 256;  // a 16 x 16 grid of threads
-constexpr int kTileN = 64;     // 16 threads x 4 columns
-constexpr int kStep = 16;      // K a step
-// Blocks an SM holds at once, so that one block's loads and barriers hide behind another's
-// products: registers capped at 85 a thread for 4 rows a thread, 128 for 8 (65,536 an SM).
-template <int kRows>
-constexpr int kBlocksPerSm = kRows == 4 ? 3 : 2;
+constexpr int kThreads = 64;     // an 8 x 8 grid of threads
+constexpr int kTile = 64;        // the block's tile of C: 64 x 64, 8 x 8 elements a thread
+constexpr int kStep = 16;        // K a step
+constexpr int kStages = 3;       // steps in shared memory: one multiplied, two arriving
+constexpr int kPad = kTile + 4;  // As's rows start 16-byte aligned
+constexpr int kBlocksPerSm = 8;  // registers capped at 128 a thread
 
-// The tile of C is (16 * kRows) x 64; thread (ty, tx) owns rows ty * kRows .. + kRows - 1 and
-// columns tx * 4 .. + 3. A step of K through shared memory, two buffers:
-//   As[buf][k][m]: the step's A transposed (kTileM x 16 -> 16 x kTileM, rows padded by 4 so each
-//                  starts 16-byte aligned), a thread's kRows values of one k as float4s
-//   Bs[buf][k][n]: the step's B as it lies, 16 x 64, a thread's 4 columns as one float4
-template <int kRows>
-__global__ void __launch_bounds__(kThreads, kBlocksPerSm<kRows>)
+// 4 bytes, global to shared, without passing through registers: *src where `inside`, else 0.
+// Before compute capability 8.0 (no cp.async), a plain load and store.
+__device__ __forceinline__ void copy4(float* dst, const float* src, bool inside) {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(
+                   static_cast<unsigned>(__cvta_generic_to_shared(dst))),
+               "l"(__cvta_generic_to_global(src)), "r"(inside ? 4 : 0)
+               : "memory");
+#else
+  *dst = inside ? *src : 0.f;
+#endif
+}
+__device__ __forceinline__ void commit() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+// Until at most kPending of this thread's committed groups are in flight.
+template <int kPending>
+__device__ __forceinline__ void wait_pending() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+#endif
+}
+
+// Thread (ty, tx) owns rows ty * 8 .. + 7 and columns tx * 8 .. + 7 of the tile. A step of K in
+// shared memory, kStages of them:
+//   As[stage][k][m]: the step's A transposed (64 x 16 -> 16 x 64, rows padded by 4): a
+//                    thread's 8 rows of one k as two float4s (4 distinct a warp: broadcast)
+//   Bs[stage][k][n]: the step's B as it lies, 16 x 64: a thread's 8 columns as two float4s
+__global__ void __launch_bounds__(kThreads, kBlocksPerSm)
     ffma_batched(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                  float beta, float* C, int ldc, runtime::Batch batch) {
-  constexpr int kTileM = 16 * kRows, kPadM = kTileM + 4;
-  constexpr int kLoadsA = kTileM * kStep / kThreads, kLoadsB = kTileN * kStep / kThreads;
-  __shared__ __align__(16) float As[2][kStep][kPadM];
-  __shared__ __align__(16) float Bs[2][kStep][kTileN];
+  __shared__ __align__(16) float As[kStages][kStep][kPad];
+  __shared__ __align__(16) float Bs[kStages][kStep][kTile];
   runtime::select_problem(batch, A, B, C);
-  const int row0 = blockIdx.y * kTileM, col0 = blockIdx.x * kTileN;
-  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  const int row0 = blockIdx.y * kTile, col0 = blockIdx.x * kTile;
+  const int tx = threadIdx.x % 8, ty = threadIdx.x / 8;
 
-  // One step's operands, zero outside the problem. Element e = threadIdx.x + 256 i of a step:
-  // A's row e / 16, k e % 16 (a warp reads 2 rows x 16 k); B's k e / 64, column e % 64 (a warp
-  // reads 32 columns). A thread's elements are 16 rows of A, 4 k of B apart.
+  // A step's copies: element e = threadIdx.x + 64 i. A's row e / 16 = rA + 4 i, k e % 16 (a warp
+  // reads 2 rows x 16 k); B's k e / 64 = i, column e % 64 (a warp reads 32 columns). Zero outside
+  // the problem, where the copy reads nothing (its address is then never dereferenced).
   const int kA = threadIdx.x % kStep, rA = threadIdx.x / kStep;
-  const int cB = threadIdx.x % kTileN, kB = threadIdx.x / kTileN;
   const float* aFrom = A + static_cast<long long>(row0 + rA) * lda + kA;
-  const float* bFrom = B + static_cast<long long>(kB) * ldb + col0 + cB;
-  const bool bInside = col0 + cB < N;
-  float a[kLoadsA], b[kLoadsB];
-  const auto load = [&](int k0) {
+  const float* bFrom = B + col0 + threadIdx.x;
+  const bool bInside = col0 + static_cast<int>(threadIdx.x) < N;
+  unsigned rowsInside = 0;  // bit i: row rA + 4 i of the tile is inside A
 #pragma unroll
-    for (int i = 0; i < kLoadsA; ++i)
-      a[i] = row0 + rA + 16 * i < M && k0 + kA < K
-                 ? aFrom[static_cast<long long>(16 * i) * lda + k0]
-                 : 0.f;
+  for (int i = 0; i < kTile * kStep / kThreads; ++i)
+    rowsInside |= static_cast<unsigned>(row0 + rA + 4 * i < M) << i;
+  const long long fourRows = 4LL * lda;
+  const auto copy_step = [&](int stage, int k0) {
+    const bool kInside = k0 + kA < K;
+    const float* a = aFrom + k0;
 #pragma unroll
-    for (int i = 0; i < kLoadsB; ++i)
-      b[i] = bInside && k0 + kB + 4 * i < K ? bFrom[static_cast<long long>(k0 + 4 * i) * ldb] : 0.f;
-  };
-  const auto store = [&](int buf) {
+    for (int i = 0; i < kTile * kStep / kThreads; ++i, a += fourRows)
+      copy4(&As[stage][kA][rA + 4 * i], a, kInside && (rowsInside >> i & 1u));
+    const float* b = bFrom + static_cast<long long>(k0) * ldb;
 #pragma unroll
-    for (int i = 0; i < kLoadsA; ++i) As[buf][kA][rA + 16 * i] = a[i];
-#pragma unroll
-    for (int i = 0; i < kLoadsB; ++i) Bs[buf][kB + 4 * i][cB] = b[i];
+    for (int i = 0; i < kStep; ++i, b += ldb)
+      copy4(&Bs[stage][i][threadIdx.x], b, bInside && k0 + i < K);
   };
 
-  float acc[kRows][4] = {};
-  load(0);
-  store(0);
-  __syncthreads();
-  int buf = 0;
-  for (int k0 = 0; k0 < K; k0 += kStep) {
-    const bool more = k0 + kStep < K;
-    if (more) load(k0 + kStep);  // in flight while this step multiplies
+  const int steps = (K + kStep - 1) / kStep;
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < steps) copy_step(s, s * kStep);
+    commit();  // a group a step, empty past K: the count below stays uniform
+  }
+  float acc[8][8] = {};
+  for (int t = 0; t < steps; ++t) {
+    wait_pending<kStages - 2>();  // this thread's copies of step t have landed
+    __syncthreads();              // everyone's have; and step t - 1 is multiplied, its stage free
+    if (t + kStages - 1 < steps) copy_step((t + kStages - 1) % kStages, (t + kStages - 1) * kStep);
+    commit();
+    const int stage = t % kStages;
 #pragma unroll
     for (int k = 0; k < kStep; ++k) {
-      float x[kRows];
+      const float4 x0 = *reinterpret_cast<const float4*>(&As[stage][k][ty * 8]);
+      const float4 x1 = *reinterpret_cast<const float4*>(&As[stage][k][ty * 8 + 4]);
+      const float4 y0 = *reinterpret_cast<const float4*>(&Bs[stage][k][tx * 8]);
+      const float4 y1 = *reinterpret_cast<const float4*>(&Bs[stage][k][tx * 8 + 4]);
+      const float x[8] = {x0.x, x0.y, x0.z, x0.w, x1.x, x1.y, x1.z, x1.w};
+      const float y[8] = {y0.x, y0.y, y0.z, y0.w, y1.x, y1.y, y1.z, y1.w};
 #pragma unroll
-      for (int q = 0; q < kRows / 4; ++q) {
-        const float4 x4 = *reinterpret_cast<const float4*>(&As[buf][k][ty * kRows + 4 * q]);
-        x[4 * q] = x4.x, x[4 * q + 1] = x4.y, x[4 * q + 2] = x4.z, x[4 * q + 3] = x4.w;
-      }
-      const float4 y4 = *reinterpret_cast<const float4*>(&Bs[buf][k][tx * 4]);
-      const float y[4] = {y4.x, y4.y, y4.z, y4.w};
+      for (int i = 0; i < 8; ++i)
 #pragma unroll
-      for (int i = 0; i < kRows; ++i)
-#pragma unroll
-        for (int j = 0; j < 4; ++j) acc[i][j] = fmaf(x[i], y[j], acc[i][j]);
-    }
-    // The other buffer was last read a step ago, before the barrier that ended it.
-    if (more) {
-      store(buf ^ 1);
-      __syncthreads();
-      buf ^= 1;
+        for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(x[i], y[j], acc[i][j]);  // k in order
     }
   }
 
   // C = alpha * AB + beta * C, BLAS's: beta == 0 reads no C. Four columns as one float4 where
   // they are inside C and 16-byte aligned.
-  const int col = col0 + tx * 4;
 #pragma unroll
-  for (int i = 0; i < kRows; ++i) {
-    const int row = row0 + ty * kRows + i;
+  for (int i = 0; i < 8; ++i) {
+    const int row = row0 + ty * 8 + i;
     if (row >= M) break;
-    float* p = C + static_cast<long long>(row) * ldc + col;
-    if (col + 3 < N && reinterpret_cast<std::uintptr_t>(p) % 16 == 0) {
-      float4 out =
-          make_float4(alpha * acc[i][0], alpha * acc[i][1], alpha * acc[i][2], alpha * acc[i][3]);
-      if (beta != 0.f) {
-        const float4 c = *reinterpret_cast<const float4*>(p);
-        out = make_float4(out.x + beta * c.x, out.y + beta * c.y, out.z + beta * c.z,
-                          out.w + beta * c.w);
-      }
-      *reinterpret_cast<float4*>(p) = out;
-    } else {
 #pragma unroll
-      for (int j = 0; j < 4; ++j)
-        if (col + j < N) p[j] = beta == 0.f ? alpha * acc[i][j] : alpha * acc[i][j] + beta * p[j];
+    for (int h = 0; h < 2; ++h) {
+      const int col = col0 + tx * 8 + 4 * h;
+      float* p = C + static_cast<long long>(row) * ldc + col;
+      const float* v = &acc[i][4 * h];
+      if (col + 3 < N && reinterpret_cast<std::uintptr_t>(p) % 16 == 0) {
+        float4 out = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
+        if (beta != 0.f) {
+          const float4 c = *reinterpret_cast<const float4*>(p);
+          out = make_float4(out.x + beta * c.x, out.y + beta * c.y, out.z + beta * c.z,
+                            out.w + beta * c.w);
+        }
+        *reinterpret_cast<float4*>(p) = out;
+      } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          if (col + j < N) p[j] = beta == 0.f ? alpha * v[j] : alpha * v[j] + beta * p[j];
+      }
     }
   }
 }
 
-template <int kRows>
-cudaError_t launch_rows(const Gemm& g, const runtime::Batch& batch, int problems,
-                        cudaStream_t stream) {
-  const dim3 grid((g.N + kTileN - 1) / kTileN, (g.M + 16 * kRows - 1) / (16 * kRows), problems);
-  if (grid.y > 65535u) return cudaErrorInvalidConfiguration;
-  ffma_batched<kRows><<<grid, kThreads, 0, stream>>>(g.M, g.N, g.K, g.alpha, g.A, g.lda, g.B, g.ldb,
-                                                     g.beta, g.C, g.ldc, batch);
-  return cudaGetLastError();
-}
-
 }  // namespace
 
-// 128 x 64 tiles (8 rows a thread: 32 FFMA for three float4 reads) where a problem has 128 rows
-// to give them; 64 x 64 below, so that a 64-row problem wastes none of its tile.
-cudaError_t launch_ffma_batched(const Gemm& gemm, const runtime::Batch& batch, int problems,
+cudaError_t launch_ffma_batched(const Gemm& g, const runtime::Batch& batch, int problems,
                                 cudaStream_t stream) {
-  return gemm.M >= 128 ? launch_rows<8>(gemm, batch, problems, stream)
-                       : launch_rows<4>(gemm, batch, problems, stream);
+  const dim3 grid((g.N + kTile - 1) / kTile, (g.M + kTile - 1) / kTile, problems);
+  if (grid.y > 65535u) return cudaErrorInvalidConfiguration;
+  ffma_batched<<<grid, kThreads, 0, stream>>>(g.M, g.N, g.K, g.alpha, g.A, g.lda, g.B, g.ldb,
+                                              g.beta, g.C, g.ldc, batch);
+  return cudaGetLastError();
 }
 
 }  // namespace sgemm
