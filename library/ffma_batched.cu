@@ -51,8 +51,11 @@ __device__ __forceinline__ void wait_pending() {
 #endif
 }
 
-// Thread (ty, tx) owns rows ty * 8 .. + 7 and columns tx * 8 .. + 7 of the tile. A step of K in
-// shared memory, kStages of them:
+// Thread (ty, tx) owns rows ty * 4 .. + 3 and 32 + ty * 4 .. + 3 of the tile, and the same
+// columns of tx: two float4s of a k-row of As or Bs, 128 bytes apart, so that the 8 tx of a warp
+// read 128 contiguous bytes of Bs at once (8 x 8 contiguous elements a thread would put two of
+// them on the same banks: ncu counted 2 conflicts an LDS). A step of K in shared memory, kStages
+// of them:
 //   As[stage][k][m]: the step's A transposed (64 x 16 -> 16 x 64, rows padded by 4): a
 //                    thread's 8 rows of one k as two float4s (4 distinct a warp: broadcast)
 //   Bs[stage][k][n]: the step's B as it lies, 16 x 64: a thread's 8 columns as two float4s
@@ -104,10 +107,10 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
     const int stage = t % kStages;
 #pragma unroll
     for (int k = 0; k < kStep; ++k) {
-      const float4 x0 = *reinterpret_cast<const float4*>(&As[stage][k][ty * 8]);
-      const float4 x1 = *reinterpret_cast<const float4*>(&As[stage][k][ty * 8 + 4]);
-      const float4 y0 = *reinterpret_cast<const float4*>(&Bs[stage][k][tx * 8]);
-      const float4 y1 = *reinterpret_cast<const float4*>(&Bs[stage][k][tx * 8 + 4]);
+      const float4 x0 = *reinterpret_cast<const float4*>(&As[stage][k][ty * 4]);
+      const float4 x1 = *reinterpret_cast<const float4*>(&As[stage][k][32 + ty * 4]);
+      const float4 y0 = *reinterpret_cast<const float4*>(&Bs[stage][k][tx * 4]);
+      const float4 y1 = *reinterpret_cast<const float4*>(&Bs[stage][k][32 + tx * 4]);
       const float x[8] = {x0.x, x0.y, x0.z, x0.w, x1.x, x1.y, x1.z, x1.w};
       const float y[8] = {y0.x, y0.y, y0.z, y0.w, y1.x, y1.y, y1.z, y1.w};
 #pragma unroll
@@ -121,11 +124,11 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
   // they are inside C and 16-byte aligned.
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
-    const int row = row0 + ty * 8 + i;
-    if (row >= M) break;
+    const int row = row0 + ty * 4 + i % 4 + 32 * (i / 4);
+    if (row >= M) continue;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int col = col0 + tx * 8 + 4 * h;
+      const int col = col0 + tx * 4 + 32 * h;
       float* p = C + static_cast<long long>(row) * ldc + col;
       const float* v = &acc[i][4 * h];
       if (col + 3 < N && reinterpret_cast<std::uintptr_t>(p) % 16 == 0) {
