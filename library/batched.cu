@@ -12,15 +12,15 @@
 //     other. A launch per problem then costs a few microseconds beside a product of >= 0.5 ms,
 //     and each problem gets the one call's full choice (rung 16's Ozaki path from ~2048^3).
 //  4. Otherwise one launch for the whole batch (per 65535 problems), the kernels finding each
-//     problem's operands as kernels/runtime/batch.h says, the kernel the one measured fastest
-//     on problems of its kind (kernel_for below; each is named in batched_kernels.h): for short
-//     K and small C the FFMA tiles of ffma_batched.cu; for narrow problems (64 or 128 columns)
-//     and mid-sized ones, rung 17's FFMA; from 64 Mi multiply-adds a problem, rung 15's batch
-//     (its pre-pass path: one split of the whole batch, then one main kernel over every
-//     problem's tiles); and rung 17's FFMA wherever K < 16, where three TF32 products miss
-//     FP32's bound. Operands that are transposed in row-major terms are first copied,
-//     transposed, into the workspace, for the whole batch in one launch (once for a shared
-//     operand), as gemm() does for one problem.
+//     problem's operands as kernels/runtime/batch.h says, on the kernel measured fastest on
+//     problems of its kind (kernel_for below; each is named in batched_kernels.h): rung 15's
+//     batch from 64 Mi multiply-adds a problem (its pre-pass path: one split of the whole
+//     batch, then one main kernel over every problem's tiles) where both M and N exceed 128;
+//     below, and for narrow problems (attention's P V), the FFMA tiles of ffma_batched.cu; and
+//     rung 17's FFMA wherever K < 16, where three TF32 products miss FP32's bound. Operands
+//     that are transposed in row-major terms are first copied, transposed, into the workspace,
+//     for the whole batch in one launch (once for a shared operand), as gemm() does for one
+//     problem.
 //     Off Hopper (no sm_90a kernels): the FFMA tiles.
 // The pointer-array form always takes 4 (its pointers live on the device, and the host never
 // reads them): each kernel reads A[i], B[i], C[i] itself.
@@ -156,12 +156,10 @@ Status scale_batch(const BatchView& v, int batch, cudaStream_t stream, std::stri
 // (experiments/batched: every kernel on the batched suite and its --choice cases, H200).
 BatchedKernel kernel_for(int M, int N, int K) {
   if (K < 16) return BatchedKernel::ffma_cluster;  // three TF32 products would miss FP32's bound
-  const double c = static_cast<double>(M) * N;
-  // Short K, small C (32^3, 64^3, 128^3, Q K^T at 256 x 256 x 64): a tile and a few k-steps.
-  if (K <= 128 && c <= 256.0 * 256.0) return BatchedKernel::ffma_tiles;
-  // Narrow (P V: 64 or 128 columns, long K) or mid-sized (256^3): rung 17's FFMA tiles.
-  if (std::min(M, N) <= 128 || c * K < 64.0 * 1024 * 1024) return BatchedKernel::ffma_cluster;
-  return BatchedKernel::fused_3xtf32;  // 512^3, Q K^T at 1024 x 1024 x 64
+  // From 64 Mi multiply-adds a problem, wide: 512^3, Q K^T at 1024 x 1024 x 64.
+  if (std::min(M, N) > 128 && static_cast<double>(M) * N * K >= 64.0 * 1024 * 1024)
+    return BatchedKernel::fused_3xtf32;
+  return BatchedKernel::ffma_tiles;  // 32^3 to 256^3, P V (64 or 128 columns, long K)
 }
 
 cudaError_t run_kernel(BatchedKernel kernel, const Gemm& g, const Batch& b, int n,

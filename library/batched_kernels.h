@@ -15,9 +15,9 @@ namespace sgemm {
 enum class BatchedKernel {
   automatic,       // the library's choice: rules 1 to 4 (batched.cu)
   fused_3xtf32,    // rung 15's batch: its pre-pass path from 256^3 a problem, else fused (K >= 16)
-  cluster_3xtf32,  // rung 19's 64 x 64 tiles, 3xTF32 on mma.sync (K >= 16)
+  cluster_3xtf32,  // rung 19's 64 x 64 tiles, 3xTF32 (K >= 16)
   ffma_cluster,    // rung 17's FFMA tiles
-  ffma_tiles,      // ffma_batched.cu: FFMA, 128 x 64 or 64 x 64 tiles, any GPU
+  ffma_tiles,      // ffma_batched.cu: FFMA, 64 x 64 tiles, any GPU
 };
 
 const char* to_string(BatchedKernel kernel);

@@ -300,8 +300,8 @@ TEST_F(BatchedTest, InfAndNaNAsCublas) {
   struct Size {
     int m, n, k;
   };
-  // Rung 17's FFMA (K < 16, mid-sized), the FFMA tiles, rung 15's pre-pass path (from 64 Mi
-  // multiply-adds a problem). Each kernel by name: EveryKernelWithinTheBoundAndAsCublas.
+  // Rung 17's FFMA (K < 16), the FFMA tiles, rung 15's pre-pass path (from 64 Mi multiply-adds
+  // a problem). Each kernel by name: EveryKernelWithinTheBoundAndAsCublas.
   for (const Size& z : {Size{64, 64, 8}, Size{64, 64, 64}, Size{256, 256, 96}, Size{300, 260, 256},
                         Size{520, 300, 512}}) {
     Case c;
