@@ -155,21 +155,20 @@ Status scale_batch(const BatchView& v, int batch, cudaStream_t stream, std::stri
 // Rule 4's choice: the kernel that ran fastest, of the four, on each measured case of its kind
 // (experiments/batched: every kernel on the batched suite and its --choice cases, H200).
 BatchedKernel kernel_for(int M, int N, int K) {
-  if (K < 16) return BatchedKernel::ffma_cluster;  // three TF32 products would miss FP32's bound
+  if (K < 16) return BatchedKernel::rung17_ffma;  // three TF32 products would miss FP32's bound
   // From 64 Mi multiply-adds a problem, wide: 512^3, Q K^T at 1024 x 1024 x 64.
   if (std::min(M, N) > 128 && static_cast<double>(M) * N * K >= 64.0 * 1024 * 1024)
-    return BatchedKernel::fused_3xtf32;
+    return BatchedKernel::rung15_batch;
   return BatchedKernel::ffma_tiles;  // 32^3 to 256^3, P V (64 or 128 columns, long K)
 }
 
 cudaError_t run_kernel(BatchedKernel kernel, const Gemm& g, const Batch& b, int n,
                        cudaStream_t stream) {
   cudaError_t err = cudaErrorNoKernelImageForDevice;  // ffma_tiles: straight to its kernel
-  if (kernel == BatchedKernel::fused_3xtf32)
+  if (kernel == BatchedKernel::rung15_batch)
     err = every_shape_3xtf32::launch_batched(g, b, n, stream);
-  if (kernel == BatchedKernel::cluster_3xtf32)
-    err = cluster_3xtf32::launch_batched(g, b, n, stream);
-  if (kernel == BatchedKernel::ffma_cluster) err = cluster_splitk::launch_batched(g, b, n, stream);
+  if (kernel == BatchedKernel::rung19_tiles) err = cluster_3xtf32::launch_batched(g, b, n, stream);
+  if (kernel == BatchedKernel::rung17_ffma) err = cluster_splitk::launch_batched(g, b, n, stream);
   if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction) {
     // Not a Hopper, or no sm_90a code in the build: the FFMA tiles run on any GPU.
     if (kernel != BatchedKernel::ffma_tiles) cudaGetLastError();
@@ -271,12 +270,12 @@ const char* to_string(BatchedKernel kernel) {
   switch (kernel) {
     case BatchedKernel::automatic:
       return "automatic";
-    case BatchedKernel::fused_3xtf32:
-      return "fused_3xtf32";
-    case BatchedKernel::cluster_3xtf32:
-      return "cluster_3xtf32";
-    case BatchedKernel::ffma_cluster:
-      return "ffma_cluster";
+    case BatchedKernel::rung15_batch:
+      return "rung15_batch";
+    case BatchedKernel::rung19_tiles:
+      return "rung19_tiles";
+    case BatchedKernel::rung17_ffma:
+      return "rung17_ffma";
     case BatchedKernel::ffma_tiles:
       return "ffma_tiles";
   }
@@ -285,8 +284,8 @@ const char* to_string(BatchedKernel kernel) {
 
 bool batched_kernel_named(const std::string& name, BatchedKernel* kernel) {
   for (BatchedKernel k :
-       {BatchedKernel::automatic, BatchedKernel::fused_3xtf32, BatchedKernel::cluster_3xtf32,
-        BatchedKernel::ffma_cluster, BatchedKernel::ffma_tiles})
+       {BatchedKernel::automatic, BatchedKernel::rung15_batch, BatchedKernel::rung19_tiles,
+        BatchedKernel::rung17_ffma, BatchedKernel::ffma_tiles})
     if (name == to_string(k)) {
       *kernel = k;
       return true;
@@ -309,7 +308,7 @@ Status gemm_strided_batched_on(BatchedKernel kernel, Layout layout, Op opA, Op o
                                int ldc, long long strideC, int batch, cudaStream_t stream,
                                std::string* why) {
   const bool threeTf32 =
-      kernel == BatchedKernel::fused_3xtf32 || kernel == BatchedKernel::cluster_3xtf32;
+      kernel == BatchedKernel::rung15_batch || kernel == BatchedKernel::rung19_tiles;
   if (threeTf32 && K < 16)
     return fail(
         Status::bad_size,

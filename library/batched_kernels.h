@@ -13,15 +13,15 @@
 namespace sgemm {
 
 enum class BatchedKernel {
-  automatic,       // the library's choice: rules 1 to 4 (batched.cu)
-  fused_3xtf32,    // rung 15's batch: its pre-pass path from 256^3 a problem, else fused (K >= 16)
-  cluster_3xtf32,  // rung 19's 64 x 64 tiles, 3xTF32 (K >= 16)
-  ffma_cluster,    // rung 17's FFMA tiles
-  ffma_tiles,      // ffma_batched.cu: FFMA, 64 x 64 tiles, any GPU
+  automatic,     // the library's choice: rules 1 to 4 (batched.cu)
+  rung15_batch,  // rung 15's batch: its pre-pass path from 256^3 a problem, else fused (K >= 16)
+  rung19_tiles,  // rung 19's 64 x 64 tiles, 3xTF32 (K >= 16)
+  rung17_ffma,   // rung 17's FFMA tiles
+  ffma_tiles,    // ffma_batched.cu: FFMA, 64 x 64 tiles, any GPU
 };
 
 const char* to_string(BatchedKernel kernel);
-// The kernel of that name ("automatic", "fused_3xtf32", ...), or false.
+// The kernel of that name ("automatic", "rung15_batch", ...), or false.
 bool batched_kernel_named(const std::string& name, BatchedKernel* kernel);
 
 // gemm_strided_batched (sgemm/sgemm.h), the same checks and answers; a kernel other than

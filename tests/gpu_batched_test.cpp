@@ -351,8 +351,8 @@ TEST_F(BatchedTest, EveryKernelWithinTheBoundAndAsCublas) {
   struct Size {
     int M, N, K, batch;
   };
-  for (BatchedKernel kernel : {BatchedKernel::fused_3xtf32, BatchedKernel::cluster_3xtf32,
-                               BatchedKernel::ffma_cluster, BatchedKernel::ffma_tiles}) {
+  for (BatchedKernel kernel : {BatchedKernel::rung15_batch, BatchedKernel::rung19_tiles,
+                               BatchedKernel::rung17_ffma, BatchedKernel::ffma_tiles}) {
     SCOPED_TRACE(to_string(kernel));
     for (const Size& z :
          {Size{3, 5, 16, 3}, Size{129, 65, 33, 2}, Size{64, 64, 64, 5}, Size{200, 72, 100, 2}})
@@ -411,7 +411,7 @@ TEST_F(BatchedTest, EveryKernelWithinTheBoundAndAsCublas) {
   Device<float> A(in.A), B(in.B), C(in.C0);
   std::string why;
   EXPECT_EQ(
-      gemm_strided_batched_on(BatchedKernel::fused_3xtf32, shortK.layout, shortK.opA, shortK.opB,
+      gemm_strided_batched_on(BatchedKernel::rung15_batch, shortK.layout, shortK.opA, shortK.opB,
                               shortK.M, shortK.N, shortK.K, 1.f, A.p, shortK.lda(),
                               shortK.strideA(), B.p, shortK.ldb(), shortK.strideB(), 0.f, C.p,
                               shortK.ldc(), shortK.strideC(), shortK.batch, nullptr, &why),
