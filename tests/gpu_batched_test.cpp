@@ -293,6 +293,47 @@ TEST_F(BatchedTest, BetaZeroDoesNotReadC) {
   }
 }
 
+// Inf, NaN and values near FLT_MAX in every problem's A, B and C0 (a column-major N, T case of at
+// least 32 x 32 x 12).
+void plant_specials(const Case& c, Operands& in) {
+  for (int i = 0; i < c.batch; ++i) {
+    in.A[c.at(true, i, 1 + i, 2)] = INFINITY;
+    in.A[c.at(true, i, 5, 0)] = -INFINITY;
+    in.A[c.at(true, i, 7, 3)] = kNaN;
+    in.B[c.at(false, i, 4, 9 + i)] = INFINITY;
+    in.B[c.at(false, i, 2, 11)] = kNaN;
+    in.C0[c.atC(i, 20, 21)] = INFINITY;
+    in.C0[c.atC(i, 22, 23)] = kNaN;
+    in.A[c.at(true, i, 30, 1)] = 3e38f;  // big, finite: products may overflow to Inf
+    in.B[c.at(false, i, 1, 30)] = 3e38f;
+  }
+}
+
+// What cublasSgemmStridedBatched leaves in C for a column-major N, T case, alpha = beta = 1.
+std::vector<float> cublas_strided(cublasHandle_t handle, const Case& c, const Operands& in) {
+  Device<float> A(in.A), B(in.B), C(in.C0);
+  const float one = 1.f;
+  EXPECT_EQ(::cublasSgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_T, c.M, c.N, c.K, &one, A.p,
+                                        c.lda(), c.strideA(), B.p, c.ldb(), c.strideB(), &one, C.p,
+                                        c.ldc(), c.strideC(), c.batch),
+            CUBLAS_STATUS_SUCCESS);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return C.get();
+}
+
+// NaN where cuBLAS has NaN, the same Inf where it has Inf, no NaN elsewhere.
+void expect_specials_as_cublas(const Case& c, const std::vector<float>& want,
+                               const std::vector<float>& got) {
+  long long bad = 0;
+  for (size_t e = 0; e < want.size(); ++e) {
+    const float g = got[e], w = want[e];
+    const bool same = std::isnan(w) ? std::isnan(g) : std::isinf(w) ? g == w : !std::isnan(g);
+    if (!same && bad++ < 5)
+      ADD_FAILURE() << c.str() << ": element " << e << " = " << g << ", cuBLAS " << w;
+  }
+  EXPECT_EQ(bad, 0) << c.str();
+}
+
 // Inf and NaN in A, B and C0: NaN where cublasSgemmStridedBatched has NaN, and the same Inf.
 TEST_F(BatchedTest, InfAndNaNAsCublas) {
   cublasHandle_t handle;
@@ -308,35 +349,10 @@ TEST_F(BatchedTest, InfAndNaNAsCublas) {
     c.layout = Layout::col_major, c.opA = Op::N, c.opB = Op::T;
     c.M = z.m, c.N = z.n, c.K = z.k, c.batch = 3, c.beta = 1.f;
     Operands in(c);
-    for (int i = 0; i < c.batch; ++i) {
-      in.A[c.at(true, i, 1 + i, 2)] = INFINITY;
-      in.A[c.at(true, i, 5, 0)] = -INFINITY;
-      in.A[c.at(true, i, 7, 3)] = kNaN;
-      in.B[c.at(false, i, 4, 9 + i)] = INFINITY;
-      in.B[c.at(false, i, 2, 11)] = kNaN;
-      in.C0[c.atC(i, 20, 21)] = INFINITY;
-      in.C0[c.atC(i, 22, 23)] = kNaN;
-      in.A[c.at(true, i, 30, 1)] = 3e38f;  // big, finite: products may overflow to Inf
-      in.B[c.at(false, i, 1, 30)] = 3e38f;
-    }
-    const std::vector<float> got = run_strided(c, in);
-    Device<float> A(in.A), B(in.B), C(in.C0);
-    const float one = 1.f;
-    CUBLAS_OK(::cublasSgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_T, c.M, c.N, c.K, &one,
-                                          A.p, c.lda(), c.strideA(), B.p, c.ldb(), c.strideB(),
-                                          &one, C.p, c.ldc(), c.strideC(), c.batch));
-    CUDA_CHECK(cudaDeviceSynchronize());
-    const std::vector<float> want = C.get();
-    const std::vector<float> arrays = run_arrays(c, in);
-    long long bad = 0;
-    for (size_t e = 0; e < want.size(); ++e)
-      for (const std::vector<float>* ours : {&got, &arrays}) {
-        const float g = (*ours)[e], w = want[e];
-        const bool same = std::isnan(w) ? std::isnan(g) : std::isinf(w) ? g == w : !std::isnan(g);
-        if (!same && bad++ < 5)
-          ADD_FAILURE() << c.str() << ": element " << e << " = " << g << ", cuBLAS " << w;
-      }
-    EXPECT_EQ(bad, 0) << c.str();
+    plant_specials(c, in);
+    const std::vector<float> want = cublas_strided(handle, c, in);
+    expect_specials_as_cublas(c, want, run_strided(c, in));
+    expect_specials_as_cublas(c, want, run_arrays(c, in));
   }
   cublasDestroy(handle);
 }
@@ -370,39 +386,15 @@ TEST_F(BatchedTest, EveryKernelWithinTheBoundAndAsCublas) {
     nanC.M = 130, nanC.N = 68, nanC.K = 40, nanC.batch = 3;
     Operands in(nanC);
     for (float& x : in.C0) x = kNaN;
-    std::vector<float> got = run_strided(nanC, in, nullptr, nullptr, kernel);
-    expect_within_bound(nanC, in, got);  // C is tight: no element outside the problems
-    Case special;                        // Inf, NaN and near-FLT_MAX operands against cuBLAS
+    // C is tight: no element outside the problems.
+    expect_within_bound(nanC, in, run_strided(nanC, in, nullptr, nullptr, kernel));
+    Case special;  // Inf, NaN and near-FLT_MAX operands against cuBLAS
     special.layout = Layout::col_major, special.opB = Op::T;
     special.M = 96, special.N = 80, special.K = 48, special.batch = 3, special.beta = 1.f;
     Operands sin(special);
-    for (int i = 0; i < special.batch; ++i) {
-      sin.A[special.at(true, i, 1 + i, 2)] = INFINITY;
-      sin.A[special.at(true, i, 5, 0)] = -INFINITY;
-      sin.A[special.at(true, i, 7, 3)] = kNaN;
-      sin.B[special.at(false, i, 4, 9 + i)] = INFINITY;
-      sin.B[special.at(false, i, 2, 11)] = kNaN;
-      sin.C0[special.atC(i, 20, 21)] = INFINITY;
-      sin.C0[special.atC(i, 22, 23)] = kNaN;
-      sin.A[special.at(true, i, 30, 1)] = 3e38f;
-      sin.B[special.at(false, i, 1, 30)] = 3e38f;
-    }
-    got = run_strided(special, sin, nullptr, nullptr, kernel);
-    Device<float> A(sin.A), B(sin.B), C(sin.C0);
-    const float one = 1.f;
-    CUBLAS_OK(::cublasSgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_T, special.M, special.N,
-                                          special.K, &one, A.p, special.lda(), special.strideA(),
-                                          B.p, special.ldb(), special.strideB(), &one, C.p,
-                                          special.ldc(), special.strideC(), special.batch));
-    CUDA_CHECK(cudaDeviceSynchronize());
-    const std::vector<float> want = C.get();
-    long long bad = 0;
-    for (size_t e = 0; e < want.size(); ++e) {
-      const float g = got[e], w = want[e];
-      const bool same = std::isnan(w) ? std::isnan(g) : std::isinf(w) ? g == w : !std::isnan(g);
-      if (!same && bad++ < 5) ADD_FAILURE() << "element " << e << " = " << g << ", cuBLAS " << w;
-    }
-    EXPECT_EQ(bad, 0);
+    plant_specials(special, sin);
+    expect_specials_as_cublas(special, cublas_strided(handle, special, sin),
+                              run_strided(special, sin, nullptr, nullptr, kernel));
   }
   // A 3xTF32 kernel named for K < 16 says why, and queues nothing.
   Case shortK;
