@@ -38,6 +38,18 @@ __device__ __forceinline__ void copy4(float* dst, const float* src, bool inside)
   *dst = inside ? *src : 0.f;
 #endif
 }
+// 16 bytes (B's rows where they are 16-byte aligned): the first `bytes` read, the rest zero. L2
+// only (.cg): a block reads each of B's elements once.
+__device__ __forceinline__ void copy16(float* dst, const float* src, int bytes) {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
+                   static_cast<unsigned>(__cvta_generic_to_shared(dst))),
+               "l"(__cvta_generic_to_global(src)), "r"(bytes)
+               : "memory");
+#else
+  for (int j = 0; j < 4; ++j) dst[j] = 4 * j < bytes ? src[j] : 0.f;
+#endif
+}
 __device__ __forceinline__ void commit() {
 #if __CUDA_ARCH__ >= 800
   asm volatile("cp.async.commit_group;\n" ::: "memory");
@@ -69,27 +81,47 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
   const int tx = threadIdx.x % 8, ty = threadIdx.x / 8;
 
   // A step's copies: element e = threadIdx.x + 64 i. A's row e / 16 = rA + 4 i, k e % 16 (a warp
-  // reads 2 rows x 16 k); B's k e / 64 = i, column e % 64 (a warp reads 32 columns). Zero outside
-  // the problem, where the copy reads nothing (its address is then never dereferenced).
+  // reads 2 rows x 16 k); B's k e / 64 = i, column e % 64 (a warp reads 32 columns), or, where
+  // B's rows are 16-byte aligned, float4 f = threadIdx.x + 64 i: k f / 16 = kB + 4 i, columns
+  // (f % 16) * 4 .. + 3 (4 copies a thread, not 16). Zero outside the problem, where a copy
+  // reads nothing (its address is then never dereferenced). A step wholly inside the problem
+  // (most of them) copies without a test.
   const int kA = threadIdx.x % kStep, rA = threadIdx.x / kStep;
   const float* aFrom = A + static_cast<long long>(row0 + rA) * lda + kA;
-  const float* bFrom = B + col0 + threadIdx.x;
-  const bool bInside = col0 + static_cast<int>(threadIdx.x) < N;
   unsigned rowsInside = 0;  // bit i: row rA + 4 i of the tile is inside A
 #pragma unroll
   for (int i = 0; i < kTile * kStep / kThreads; ++i)
     rowsInside |= static_cast<unsigned>(row0 + rA + 4 * i < M) << i;
-  const long long fourRows = 4LL * lda;
-  const auto copy_step = [&](int stage, int k0) {
+  const long long fourRows = 4LL * lda, fourRowsB = 4LL * ldb;
+  const bool bVectors = reinterpret_cast<std::uintptr_t>(B) % 16 == 0 && ldb % 4 == 0;
+  const int kB = threadIdx.x / 16, c4 = threadIdx.x % 16 * 4;
+  const float* bFrom =
+      bVectors ? B + static_cast<long long>(kB) * ldb + col0 + c4 : B + col0 + threadIdx.x;
+  const int bBytes = 4 * min(max(N - col0 - c4, 0), 4);  // of a float4 of B, inside
+  const bool bInside = col0 + static_cast<int>(threadIdx.x) < N;
+  const bool tileInside = row0 + kTile <= M && col0 + kTile <= N;
+  const auto copy_step_as = [&](int stage, int k0, bool all) {  // all: no element outside
     const bool kInside = k0 + kA < K;
     const float* a = aFrom + k0;
 #pragma unroll
     for (int i = 0; i < kTile * kStep / kThreads; ++i, a += fourRows)
-      copy4(&As[stage][kA][rA + 4 * i], a, kInside && (rowsInside >> i & 1u));
+      copy4(&As[stage][kA][rA + 4 * i], a, all || (kInside && (rowsInside >> i & 1u)));
     const float* b = bFrom + static_cast<long long>(k0) * ldb;
+    if (bVectors) {
 #pragma unroll
-    for (int i = 0; i < kStep; ++i, b += ldb)
-      copy4(&Bs[stage][i][threadIdx.x], b, bInside && k0 + i < K);
+      for (int i = 0; i < kStep * kTile / 4 / kThreads; ++i, b += fourRowsB)
+        copy16(&Bs[stage][kB + 4 * i][c4], b, all || k0 + kB + 4 * i < K ? (all ? 16 : bBytes) : 0);
+    } else {
+#pragma unroll
+      for (int i = 0; i < kStep; ++i, b += ldb)
+        copy4(&Bs[stage][i][threadIdx.x], b, all || (bInside && k0 + i < K));
+    }
+  };
+  const auto copy_step = [&](int stage, int k0) {
+    if (tileInside && k0 + kStep <= K)
+      copy_step_as(stage, k0, true);
+    else
+      copy_step_as(stage, k0, false);
   };
 
   const int steps = (K + kStep - 1) / kStep;
