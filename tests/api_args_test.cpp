@@ -1,9 +1,11 @@
 // sgemm::check_arguments on bad input, without a GPU: rung, sizes and leading dimensions are
-// checked before the pointers are asked about, so dummy host pointers do here.
+// checked before the pointers are asked about, so dummy host pointers do here. And the batched
+// kernels' names (library/batched_kernels.h), which the batched bench takes.
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "batched_kernels.h"  // BatchedKernel, its names, gemm_strided_batched_on
 #include "sgemm/sgemm.h"
 
 namespace sgemm {
@@ -111,6 +113,41 @@ TEST(ApiArguments, StatusNamesAreDistinct) {
         EXPECT_STRNE(to_string(a), to_string(b));
       }
     }
+  }
+}
+
+TEST(BatchedKernels, NamesRoundTripAndAreDistinct) {
+  const BatchedKernel all[] = {BatchedKernel::automatic, BatchedKernel::rung15_batch,
+                               BatchedKernel::rung19_tiles, BatchedKernel::rung17_ffma,
+                               BatchedKernel::ffma_tiles};
+  for (BatchedKernel k : all) {
+    BatchedKernel back = BatchedKernel::automatic;
+    ASSERT_TRUE(batched_kernel_named(to_string(k), &back)) << to_string(k);
+    EXPECT_EQ(back, k) << to_string(k);
+    for (BatchedKernel other : all) {
+      if (other != k) {
+        EXPECT_STRNE(to_string(k), to_string(other));
+      }
+    }
+  }
+  BatchedKernel untouched = BatchedKernel::ffma_tiles;
+  EXPECT_FALSE(batched_kernel_named("fused", &untouched));
+  EXPECT_FALSE(batched_kernel_named("", &untouched));
+  EXPECT_EQ(untouched, BatchedKernel::ffma_tiles);
+}
+
+// A 3xTF32 kernel named for K < 16 is refused before anything else is asked (no GPU here): three
+// TF32 products would miss FP32's bound there.
+TEST(BatchedKernels, ThreeTf32KernelsRefuseShortK) {
+  for (BatchedKernel k : {BatchedKernel::rung15_batch, BatchedKernel::rung19_tiles}) {
+    std::string why;
+    EXPECT_EQ(
+        gemm_strided_batched_on(k, Layout::row_major, Op::N, Op::N, 32, 32, 15, 1.f, A, 15, 0, B,
+                                32, 0, 0.f, const_cast<float*>(C), 32, 1024, 2, nullptr, &why),
+        Status::bad_size)
+        << to_string(k);
+    EXPECT_NE(why.find("K = 15"), std::string::npos) << why;
+    EXPECT_NE(why.find(to_string(k)), std::string::npos) << why;
   }
 }
 
