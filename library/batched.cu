@@ -283,9 +283,7 @@ const char* to_string(BatchedKernel kernel) {
 }
 
 bool batched_kernel_named(const std::string& name, BatchedKernel* kernel) {
-  for (BatchedKernel k :
-       {BatchedKernel::automatic, BatchedKernel::rung15_batch, BatchedKernel::rung19_tiles,
-        BatchedKernel::rung17_ffma, BatchedKernel::ffma_tiles})
+  for (BatchedKernel k : kBatchedKernels)
     if (name == to_string(k)) {
       *kernel = k;
       return true;

@@ -20,6 +20,11 @@ enum class BatchedKernel {
   ffma_tiles,    // ffma_batched.cu: FFMA, 64 x 64 tiles, any GPU
 };
 
+// Every kernel, for lookups by name and for tests that run each.
+constexpr BatchedKernel kBatchedKernels[] = {BatchedKernel::automatic, BatchedKernel::rung15_batch,
+                                             BatchedKernel::rung19_tiles,
+                                             BatchedKernel::rung17_ffma, BatchedKernel::ffma_tiles};
+
 const char* to_string(BatchedKernel kernel);
 // The kernel of that name ("automatic", "rung15_batch", ...), or false.
 bool batched_kernel_named(const std::string& name, BatchedKernel* kernel);

@@ -6,15 +6,14 @@
 // with its split operands (three products and a pre-pass for a K of 64), but a short, tight loop
 // that keeps the FMA pipe busy: rung 8's 8 x 8 register tile a thread (64 FFMA for four float4
 // reads of shared memory), fed by rung 9's asynchronous copies three steps deep, which hold no
-// registers, so that nine blocks fit an SM and a batch of 1,024 tiles runs in one wave. The
-// copies are 4 bytes each: any alignment and leading dimension is read as it lies.
+// registers, so that eight blocks fit an SM and a batch of 1,024 tiles runs in one wave. A's
+// copies are 4 bytes each, B's 16 where its rows are 16-byte aligned: any alignment and leading
+// dimension is read as it lies.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
-#include "ffma_batched.h"
-#include "launchers.h"      // Gemm
-#include "runtime/batch.h"  // Batch, select_problem
+#include "ffma_batched.h"  // Gemm, Batch and select_problem (runtime/batch.h)
 
 namespace sgemm {
 namespace {

@@ -4,12 +4,8 @@
 
 #include <cuda_runtime_api.h>
 
-namespace sgemm {
-struct Gemm;
-}  // namespace sgemm
-namespace sgemm::runtime {
-struct Batch;  // runtime/batch.h
-}  // namespace sgemm::runtime
+#include "runtime/batch.h"  // Batch: the problems after the first
+#include "sgemm/sgemm.h"    // Gemm: the first problem
 
 namespace sgemm {
 

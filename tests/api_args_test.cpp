@@ -117,14 +117,11 @@ TEST(ApiArguments, StatusNamesAreDistinct) {
 }
 
 TEST(BatchedKernels, NamesRoundTripAndAreDistinct) {
-  const BatchedKernel all[] = {BatchedKernel::automatic, BatchedKernel::rung15_batch,
-                               BatchedKernel::rung19_tiles, BatchedKernel::rung17_ffma,
-                               BatchedKernel::ffma_tiles};
-  for (BatchedKernel k : all) {
+  for (BatchedKernel k : kBatchedKernels) {
     BatchedKernel back = BatchedKernel::automatic;
     ASSERT_TRUE(batched_kernel_named(to_string(k), &back)) << to_string(k);
     EXPECT_EQ(back, k) << to_string(k);
-    for (BatchedKernel other : all) {
+    for (BatchedKernel other : kBatchedKernels) {
       if (other != k) {
         EXPECT_STRNE(to_string(k), to_string(other));
       }
