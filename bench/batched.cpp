@@ -128,7 +128,8 @@ int main(int argc, char** argv) {
       for (const Case& c : kCases) std::printf(" %s", c.name.c_str());
       std::printf(
           "\n  --kernel NAME  one kernel on every case, not the call's choice: automatic (the\n"
-          "                 default), rung15_batch, rung19_tiles, rung17_ffma, ffma_tiles\n"
+          "                 default), rung15_batch, rung15_split_a, rung19_tiles, rung17_ffma,\n"
+          "                 ffma_tiles\n"
           "  --choice       the suite and smaller cases of each kind (outside the geometric\n"
           "                 mean), where the call's choice of kernel is made\n"
           "  --block-ms T   a timed block lasts at least T ms of GPU time (default 100)\n"

@@ -70,7 +70,9 @@ struct Tile {
   static constexpr int kSharedBytes = STAGES * kStageBytes + 1024;  // + room to align to 1024
   static constexpr int kAccumulators = BN / 2;  // per thread (m64 x BN over 128 threads)
   static_assert(BK == 16 || BK == 32, "a box row is one 64- or 128-byte swizzle span");
-  static_assert(BN == 128, "the wgmma shape hopper.cuh wraps: m64n128k8");
+  static_assert(BN == 128 || (BN == 64 && kSplitsA),
+                "the wgmma shapes hopper.cuh wraps: m64n128k8; m64n64k8 with A split in "
+                "registers, for a batch of narrow problems");
   static_assert(kBoxBytesA % 1024 == 0 && kBoxBytesB % 1024 == 0 && (WGM * BK * 4) % 1024 == 0,
                 "every box and each warpgroup's rows of A start on a 1024-byte boundary, so "
                 "the descriptors' base offset is 0");
@@ -115,8 +117,8 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
   __trap();  // compiled out (SGEMM_NO_SM90A): the launcher never starts this kernel
 #else
-  static_assert(!kBatched || (!kSlices && !kSplitsA && !kTransposed),
-                "a batch: one slice, both operands split by the pre-pass");
+  static_assert(!kBatched || (!kSlices && !kTransposed),
+                "a batch: one slice, B split by the pre-pass (A too, or by the consumers)");
   using T = Tile<BN, BK, STAGES, PROMOTE, kSplitsA>;
   constexpr int BM = T::BM;
   // The ring, aligned to 1024 bytes: stage s holds [A_hi | A_lo | Bt_hi | Bt_lo] (kSplitsA:
@@ -163,9 +165,9 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
       produce<STAGES>(empty, 0, myTiles * kTiles, 1, [&](int i, int buf) {
         const int t = kSlices ? 0 : i / kTiles;  // (one tile with slices)
         int2 origin = origin_of(t);
-        if (kBatched)  // the problem's rows of the planes
-          origin.x += problem_of(t) * ((M + BM - 1) / BM * BM),
-              origin.y += problem_of(t) * ((N + BN - 1) / BN * BN);
+        const int z = problem_of(t);
+        if (kBatched)  // the problem's rows of the planes (batch_prepass.cuh)
+          origin.x += kSplitsA ? 0 : z * tile_rows(M), origin.y += z * tile_rows(N);
         const int k0 = kBegin + i % kTiles * BK;
         uint8_t* stage = ring + buf * T::kStageBytes;
         mbar_arrive_expect_tx(&full[buf], T::kStageBytes);
@@ -173,6 +175,8 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
         if (kTransposed)  // B^T's rows are B's columns: boxes [BK][32] of B, 32 columns each
           for (int q = 0; q < BM / 32; ++q)
             tma_load_2d(stage + q * BK * T::kSpan, &tmAhi, origin.x + 32 * q, k0, &full[buf]);
+        else if (kBatched && kSplitsA)  // the caller's A: the problem is the third coordinate
+          tma_load_3d(stage, &tmAhi, k0, origin.x, z, &full[buf]);
         else
           tma_load_2d(stage, &tmAhi, k0, origin.x, &full[buf]);
         if (!kSplitsA) tma_load_2d(stage + T::kBoxBytesA, &tmAlo, k0, origin.x, &full[buf]);
@@ -188,7 +192,7 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
   const int lane = threadIdx.x % 32;
   // The tile's guard flags, in shared memory rather than one global load per element in the
   // epilogue: rows of A, then columns of B (the consumers are BM + BN threads).
-  static_assert(128 * T::kConsumers == BM + BN, "one consumer thread per flag");
+  static_assert(128 * T::kConsumers >= BM + BN, "a consumer thread per flag");
   __shared__ int rowGuard[BM], colGuard[BN];
   // acc[4j + 2i + c] = C[blockRow + wg*WGM + 16warp + lane/4 + 8i][blockCol + 8j + 2(lane%4) + c]
   // (the wgmma fragment): the tensor cores' sum over the current chunk of K. sum[]: the FP32
@@ -225,7 +229,7 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
       sync_role(1, 128 * T::kConsumers);  // the last tile's epilogue is done with the flags
       if (threadIdx.x < BM)
         rowGuard[threadIdx.x] = origin.x + threadIdx.x < M ? flags[origin.x + threadIdx.x] : 0;
-      else
+      else if (threadIdx.x < BM + BN)
         colGuard[threadIdx.x - BM] =
             origin.y + threadIdx.x - BM < N ? flags[M + origin.y + threadIdx.x - BM] : 0;
       sync_role(1, 128 * T::kConsumers);
@@ -704,6 +708,52 @@ cudaError_t run_prepass_batch(const Gemm& g, const runtime::Batch& batch, int pr
   return cudaGetLastError();
 }
 
+// Whether the main kernel can read a batch's A itself through a tensor map of the whole batch:
+// strided (the host does not read pointer arrays), rows and problems 16-byte aligned, each
+// problem past the last one's rows (TMA's strides grow outward).
+bool split_a_fits(const Gemm& g, const runtime::Batch& batch) {
+  return !batch.A && aligned16(g.A, g.lda) && batch.strideA % 4 == 0 &&
+         batch.strideA >= static_cast<long long>(g.M) * g.lda;
+}
+
+// A batch whose A the main kernel splits itself (kSplitsA), as run_prepass does for one problem
+// where C has few columns: A crosses memory once, in boxes of the caller's A through a
+// three-dimensional map (problem, row, k), and the pre-pass splits B alone. BN: 64 for problems
+// of at most 64 columns (attention's P V: half of a 128-wide tile would be zeros), else 128.
+// Where the workspace cannot hold B's planes, the fused kernel runs, which needs none.
+template <int BN, int STAGES>
+cudaError_t run_split_a_batch(const Gemm& g, const runtime::Batch& batch, int problems, int sms,
+                              cudaStream_t stream) {
+  using T = Tile<BN, 32, STAGES, kPromote, true>;
+  constexpr auto kernel =
+      sgemm_every_shape_3xtf32<BN, 32, STAGES, kPromote, false, true, false, true>;
+  const long long tiles =
+      static_cast<long long>((g.M + T::BM - 1) / T::BM) * ((g.N + BN - 1) / BN) * problems;
+  const long long rows = static_cast<long long>(problems) * tile_rows(g.N);
+  if (tiles > 0x7fffffff || rows > 0x7fffffff) return cudaErrorInvalidValue;
+  runtime::Workspace<float> W(batch_split_floats(g.M, g.N, g.K, problems, false), stream);
+  if (W.error() == cudaErrorMemoryAllocation) return run_fused_batch(g, batch, problems, stream);
+  if (W.error() != cudaSuccess) return W.error();
+  const BatchSplit b = batch_split_layout(W.get(), g.M, g.N, g.K, problems, false);
+  cudaError_t err = split_batch_operands(g, b, batch, problems, stream);
+  if (err == cudaSuccess) err = runtime::allow_shared_bytes<kernel>(T::kSharedBytes);
+  SplitMaps maps;  // B's planes as one tall problem; A's maps (problem 0's) replaced below
+  if (err == cudaSuccess)
+    err = split_maps<T::BM, BN, 32>(&maps, b.s, g.M, static_cast<int>(rows), g.K, g.A, g.lda);
+  if (err == cudaSuccess)
+    err = runtime::make_batch_tensor_map(&maps.Ahi, g.A, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, problems,
+                                         g.M, g.K, g.lda, batch.strideA, T::BM, 32,
+                                         CU_TENSOR_MAP_SWIZZLE_128B);
+  if (err != cudaSuccess) return err;
+  maps.Alo = maps.Ahi;
+  kernel<<<static_cast<unsigned>(std::min<long long>(tiles, sms)), T::kThreads, T::kSharedBytes,
+           stream>>>(g.M, g.N, g.K, g.alpha, maps.Ahi, maps.Alo, maps.Bhi, maps.Blo, b.s.guard, g.A,
+                     g.lda, g.B, g.ldb, g.beta, g.C, g.ldc,
+                     aligned8(g.C) && g.ldc % 2 == 0 && !batch.C && batch.strideC % 2 == 0, 8, g.K,
+                     nullptr, batch, problems);
+  return cudaGetLastError();
+}
+
 // Problems from this many multiply-adds take the pre-pass path in a batch: the split's traffic
 // (each operand read once, written twice) beside the products, as rung 15's kFusedBelow for one
 // problem, where the fused kernel's split in every tile costs more.
@@ -721,6 +771,21 @@ cudaError_t launch_batched(const Gemm& g, const runtime::Batch& batch, int probl
   const double volume = static_cast<double>(g.M) * g.N * g.K;
   return volume >= kBatchPrepassFrom ? run_prepass_batch(g, batch, problems, sms, stream)
                                      : run_fused_batch(g, batch, problems, stream);
+}
+
+// A batch with A split by the main kernel (entries.h: launch_batched_split_a), where A allows.
+cudaError_t launch_batched_split_a(const Gemm& g, const runtime::Batch& batch, int problems,
+                                   cudaStream_t stream) {
+  cudaError_t err = runtime::require_sm90();
+  if (err != cudaSuccess) return err;
+  if (problems < 1 || problems > runtime::kMaxGridZ) return cudaErrorInvalidValue;
+  if (!split_a_fits(g, batch)) return launch_batched(g, batch, problems, stream);
+  int sms = 0;
+  err = runtime::multiprocessors(&sms);
+  if (err != cudaSuccess) return err;
+  //                                      BN STAGES: a ring of 6 x 32 KiB, or of 4 x 48 KiB
+  return g.N <= 64 ? run_split_a_batch<64, 6>(g, batch, problems, sms, stream)
+                   : run_split_a_batch<128, 4>(g, batch, problems, sms, stream);
 }
 
 // How one problem runs: the fused kernel or rung 14's pre-pass path, K cut into `slices`.

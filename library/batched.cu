@@ -167,6 +167,8 @@ cudaError_t run_kernel(BatchedKernel kernel, const Gemm& g, const Batch& b, int 
   cudaError_t err = cudaErrorNoKernelImageForDevice;  // ffma_tiles: straight to its kernel
   if (kernel == BatchedKernel::rung15_batch)
     err = every_shape_3xtf32::launch_batched(g, b, n, stream);
+  if (kernel == BatchedKernel::rung15_split_a)
+    err = every_shape_3xtf32::launch_batched_split_a(g, b, n, stream);
   if (kernel == BatchedKernel::rung19_tiles) err = cluster_3xtf32::launch_batched(g, b, n, stream);
   if (kernel == BatchedKernel::rung17_ffma) err = cluster_splitk::launch_batched(g, b, n, stream);
   if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction) {
@@ -272,6 +274,8 @@ const char* to_string(BatchedKernel kernel) {
       return "automatic";
     case BatchedKernel::rung15_batch:
       return "rung15_batch";
+    case BatchedKernel::rung15_split_a:
+      return "rung15_split_a";
     case BatchedKernel::rung19_tiles:
       return "rung19_tiles";
     case BatchedKernel::rung17_ffma:
@@ -305,8 +309,9 @@ Status gemm_strided_batched_on(BatchedKernel kernel, Layout layout, Op opA, Op o
                                const float* B, int ldb, long long strideB, float beta, float* C,
                                int ldc, long long strideC, int batch, cudaStream_t stream,
                                std::string* why) {
-  const bool threeTf32 =
-      kernel == BatchedKernel::rung15_batch || kernel == BatchedKernel::rung19_tiles;
+  const bool threeTf32 = kernel == BatchedKernel::rung15_batch ||
+                         kernel == BatchedKernel::rung15_split_a ||
+                         kernel == BatchedKernel::rung19_tiles;
   if (threeTf32 && K < 16)
     return fail(
         Status::bad_size,

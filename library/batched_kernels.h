@@ -13,17 +13,18 @@
 namespace sgemm {
 
 enum class BatchedKernel {
-  automatic,     // the library's choice: rules 1 to 4 (batched.cu)
-  rung15_batch,  // rung 15's batch: its pre-pass path from 256^3 a problem, else fused (K >= 16)
-  rung19_tiles,  // rung 19's 64 x 64 tiles, 3xTF32 (K >= 16)
-  rung17_ffma,   // rung 17's FFMA tiles
-  ffma_tiles,    // ffma_batched.cu: FFMA, 64 x 64 tiles, any GPU
+  automatic,       // the library's choice: rules 1 to 4 (batched.cu)
+  rung15_batch,    // rung 15's batch: its pre-pass path from 256^3 a problem, else fused (K >= 16)
+  rung15_split_a,  // rung 15's batch with A split by the main kernel; 128 x 64 tiles where N <= 64
+  rung19_tiles,    // rung 19's 64 x 64 tiles, 3xTF32 (K >= 16)
+  rung17_ffma,     // rung 17's FFMA tiles
+  ffma_tiles,      // ffma_batched.cu: FFMA, 64 x 64 tiles, any GPU
 };
 
 // Every kernel, for lookups by name and for tests that run each.
-constexpr BatchedKernel kBatchedKernels[] = {BatchedKernel::automatic, BatchedKernel::rung15_batch,
-                                             BatchedKernel::rung19_tiles,
-                                             BatchedKernel::rung17_ffma, BatchedKernel::ffma_tiles};
+constexpr BatchedKernel kBatchedKernels[] = {
+    BatchedKernel::automatic,    BatchedKernel::rung15_batch, BatchedKernel::rung15_split_a,
+    BatchedKernel::rung19_tiles, BatchedKernel::rung17_ffma,  BatchedKernel::ffma_tiles};
 
 const char* to_string(BatchedKernel kernel);
 // The kernel of that name ("automatic", "rung15_batch", ...), or false.

@@ -136,7 +136,8 @@ TEST(BatchedKernels, NamesRoundTripAndAreDistinct) {
 // A 3xTF32 kernel named for K < 16 is refused before anything else is asked (no GPU here): three
 // TF32 products would miss FP32's bound there.
 TEST(BatchedKernels, ThreeTf32KernelsRefuseShortK) {
-  for (BatchedKernel k : {BatchedKernel::rung15_batch, BatchedKernel::rung19_tiles}) {
+  for (BatchedKernel k :
+       {BatchedKernel::rung15_batch, BatchedKernel::rung15_split_a, BatchedKernel::rung19_tiles}) {
     std::string why;
     EXPECT_EQ(
         gemm_strided_batched_on(k, Layout::row_major, Op::N, Op::N, 32, 32, 15, 1.f, A, 15, 0, B,

@@ -367,11 +367,12 @@ TEST_F(BatchedTest, EveryKernelWithinTheBoundAndAsCublas) {
   struct Size {
     int M, N, K, batch;
   };
-  for (BatchedKernel kernel : {BatchedKernel::rung15_batch, BatchedKernel::rung19_tiles,
-                               BatchedKernel::rung17_ffma, BatchedKernel::ffma_tiles}) {
+  for (BatchedKernel kernel :
+       {BatchedKernel::rung15_batch, BatchedKernel::rung15_split_a, BatchedKernel::rung19_tiles,
+        BatchedKernel::rung17_ffma, BatchedKernel::ffma_tiles}) {
     SCOPED_TRACE(to_string(kernel));
-    for (const Size& z :
-         {Size{3, 5, 16, 3}, Size{129, 65, 33, 2}, Size{64, 64, 64, 5}, Size{200, 72, 100, 2}})
+    for (const Size& z : {Size{3, 5, 16, 3}, Size{129, 65, 33, 2}, Size{64, 64, 64, 5},
+                          Size{200, 72, 100, 2}, Size{300, 40, 136, 2}})
       for (Layout layout : {Layout::row_major, Layout::col_major})
         for (Op op : {Op::N, Op::T}) {
           Case c;

@@ -10,7 +10,7 @@ case "$gpu" in *H200*) tag=h200 ;; *H100*) tag=h100 ;; *) tag=other ;; esac
 configure_and_build sgemm_batched_bench gpu_batched_test
 # TESTS=none: the benches alone (the tests ran in this machine's last call).
 [ "${TESTS:-Batched}" = none ] || TESTS=Batched gpu_tests "$B" "${LIMIT:-300}" batched_tests_$tag.txt
-for kernel in ${KERNELS:-automatic ffma_tiles rung15_batch rung19_tiles rung17_ffma}; do
+for kernel in ${KERNELS:-automatic ffma_tiles rung15_batch rung15_split_a rung19_tiles rung17_ffma}; do
   step "bench_$kernel" 150 "$B/sgemm_batched_bench" --choice --kernel "$kernel"
   cat "$W/bench_$kernel.txt" >> "$W/kernels.txt"
 done

@@ -15,4 +15,13 @@ cudaError_t make_tensor_map(CUtensorMap* map, const void* base, CUtensorMapDataT
                             long long rows, long long cols, long long ld, int boxRows, int boxCols,
                             CUtensorMapSwizzle swizzle);
 
+// The same for a batch of such matrices, `stride` elements apart (a multiple of 16 bytes, at
+// least rows * ld: TMA's strides grow outward), as the three-dimensional tensor
+// [problems][rows][cols]: boxes of boxRows x boxCols of one problem, which tma_load_3d names by
+// (col, row, problem). Rows past `rows` arrive as zeros, not the next problem's.
+cudaError_t make_batch_tensor_map(CUtensorMap* map, const void* base, CUtensorMapDataType type,
+                                  long long problems, long long rows, long long cols, long long ld,
+                                  long long stride, int boxRows, int boxCols,
+                                  CUtensorMapSwizzle swizzle);
+
 }  // namespace sgemm::runtime

@@ -4,6 +4,8 @@
 // being M and N rounded up to whole tiles (128): a box of 128 rows never crosses into the next
 // problem, and the rows between M and Mp (never written) only reach rows and columns of C the
 // epilogue does not store. Its guard flags sit at z * (M + N): rows of A, then columns of B.
+// Without planes of A (splitA = false: the main kernel reads A itself and splits it, flagging
+// its rows), only B's planes and the flags.
 //
 //   A planes  (problems * Mp) x Kp    problem z: rows [z Mp, z Mp + M)
 //   B planes  (problems * Np) x Kp    (B transposed: N x K per problem)
@@ -30,26 +32,33 @@ struct BatchSplit {
   long long perB;  // Np * Kp
   int Mp, Np;
 };
-constexpr int kBatchTile = 128;  // the main kernel's BM and BN: the planes' row padding
-inline int tile_rows(int n) { return (n + kBatchTile - 1) / kBatchTile * kBatchTile; }
-inline size_t batch_split_floats(int M, int N, int K, int problems) {
-  return static_cast<size_t>(problems) *
-         ((static_cast<size_t>(tile_rows(M)) + tile_rows(N)) * 2 * padded_depth(K) + M + N);
+constexpr int kBatchTile = 128;  // the main kernel's BM, a multiple of its BN: the row padding
+__host__ __device__ inline int tile_rows(int n) {
+  return (n + kBatchTile - 1) / kBatchTile * kBatchTile;
 }
-inline BatchSplit batch_split_layout(float* W, int M, int N, int K, int problems) {
+inline size_t batch_split_floats(int M, int N, int K, int problems, bool splitA = true) {
+  const size_t rowsA = splitA ? tile_rows(M) : 0;
+  return static_cast<size_t>(problems) * ((rowsA + tile_rows(N)) * 2 * padded_depth(K) + M + N);
+}
+inline BatchSplit batch_split_layout(float* W, int M, int N, int K, int problems,
+                                     bool splitA = true) {
   BatchSplit b;
   b.Mp = tile_rows(M), b.Np = tile_rows(N);
   const int Kp = padded_depth(K);
-  b.perA = static_cast<long long>(b.Mp) * Kp, b.perB = static_cast<long long>(b.Np) * Kp;
+  b.perA = splitA ? static_cast<long long>(b.Mp) * Kp : 0;
+  b.perB = static_cast<long long>(b.Np) * Kp;
   const size_t a = static_cast<size_t>(problems) * b.perA,
                bb = static_cast<size_t>(problems) * b.perB;
-  b.s = {W, W + a, W + 2 * a, W + 2 * a + bb, reinterpret_cast<int*>(W + 2 * a + 2 * bb), Kp};
+  float* A = splitA ? W : nullptr;
+  b.s = {
+      A, A ? A + a : nullptr, W + 2 * a, W + 2 * a + bb, reinterpret_cast<int*>(W + 2 * a + 2 * bb),
+      Kp};
   return b;
 }
 
 // Block (blockIdx.x, problem blockIdx.y): the blocks [0, A's) split rows of A as split_rows'
-// grid would, the rest split and transpose B in 32 x 32 tiles (the problems are small: rung 15's
-// measure for 64 x 64 tiles starts at 4M elements of B).
+// grid would (none without planes of A), the rest split and transpose B in 32 x 32 tiles (the
+// problems are small: rung 15's measure for 64 x 64 tiles starts at 4M elements of B).
 static_assert(kSplitThreads == kTransposeThreads, "both halves: 256 threads");
 __global__ void __launch_bounds__(kSplitThreads)
     split_batch(int M, int N, int K, const float* A, int lda, const float* B, int ldb, BatchSplit b,
@@ -77,8 +86,11 @@ inline cudaError_t split_batch_operands(const Gemm& g, const BatchSplit& b,
       b.s.guard, 0, static_cast<size_t>(problems) * (g.M + g.N) * sizeof(int), stream);
   if (err != cudaSuccess) return err;
   // A's rows: at most 64 blocks of them a problem, each walking rows (the batch fills the GPU).
-  const dim3 gridA((g.K + kSplitThreads * kSplitPerThread - 1) / (kSplitThreads * kSplitPerThread),
-                   std::min(g.M, 64));
+  const dim3 gridA =
+      b.s.Ahi
+          ? dim3((g.K + kSplitThreads * kSplitPerThread - 1) / (kSplitThreads * kSplitPerThread),
+                 std::min(g.M, 64))
+          : dim3(0, 0);
   const dim3 gridB = split_transpose_grid(g.N, g.K, 32);
   const long long blocks =
       static_cast<long long>(gridA.x) * gridA.y + static_cast<long long>(gridB.x) * gridB.y;

@@ -393,7 +393,8 @@ template <int BN, int BK, int kSpan, bool kMajorM = false>
 __device__ __forceinline__ void mma_stage_split_a(float (&acc)[BN / 2], const uint8_t* aPlane,
                                                   const uint8_t* bHiPlane, const uint8_t* bLoPlane,
                                                   int accumulate, RowsSeen& seen) {
-  static_assert(kSpan == 128 && BK == 32 && BN == 128, "128-byte rows of A; m64n128k8");
+  static_assert(kSpan == 128 && BK == 32 && (BN == 128 || BN == 64),
+                "128-byte rows of A; m64n128k8 or m64n64k8");
   const uint64_t bHi = make_descriptor<kSpan>(bHiPlane), bLo = make_descriptor<kSpan>(bLoPlane);
   const int lane = threadIdx.x % 32, row = threadIdx.x / 32 % 4 * 16 + lane / 4;
   const unsigned base = smem_addr(aPlane);
@@ -424,9 +425,9 @@ __device__ __forceinline__ void mma_stage_split_a(float (&acc)[BN / 2], const ui
     for (int step = 0; step < 2; ++step) {
       const int kk = 2 * half + step;
       const uint64_t at = kk * 32 >> 4;  // k = 8kk: 32 bytes into each row, in 16-byte units
-      WgmmaTf32RegsN128::mma(acc, lo[half][step], bHi + at, kk == 0 ? accumulate : 1);
-      WgmmaTf32RegsN128::mma(acc, hi[half][step], bLo + at, 1);
-      WgmmaTf32RegsN128::mma(acc, hi[half][step], bHi + at, 1);
+      WgmmaTf32Regs<BN>::mma(acc, lo[half][step], bHi + at, kk == 0 ? accumulate : 1);
+      WgmmaTf32Regs<BN>::mma(acc, hi[half][step], bLo + at, 1);
+      WgmmaTf32Regs<BN>::mma(acc, hi[half][step], bHi + at, 1);
     }
     wgmma_commit();
   }
