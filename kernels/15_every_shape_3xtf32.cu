@@ -117,8 +117,9 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
   __trap();  // compiled out (SGEMM_NO_SM90A): the launcher never starts this kernel
 #else
-  static_assert(!kBatched || (!kSlices && !kTransposed),
-                "a batch: one slice, B split by the pre-pass (A too, or by the consumers)");
+  static_assert(!kBatched || (!kSlices && (kSplitsA || !kTransposed)),
+                "a batch: one slice; the pre-pass splits both operands, or the one the consumers "
+                "do not");
   using T = Tile<BN, BK, STAGES, PROMOTE, kSplitsA>;
   constexpr int BM = T::BM;
   // The ring, aligned to 1024 bytes: stage s holds [A_hi | A_lo | Bt_hi | Bt_lo] (kSplitsA:
@@ -172,13 +173,17 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
         uint8_t* stage = ring + buf * T::kStageBytes;
         mbar_arrive_expect_tx(&full[buf], T::kStageBytes);
         uint8_t* b = stage + T::kBoxesA * T::kBoxBytesA;
+        auto load_a = [&](uint8_t* box, int c0, int c1) {  // a batch's own A: problem z's box
+          if (kBatched && kSplitsA)
+            tma_load_3d(box, &tmAhi, c0, c1, z, &full[buf]);
+          else
+            tma_load_2d(box, &tmAhi, c0, c1, &full[buf]);
+        };
         if (kTransposed)  // B^T's rows are B's columns: boxes [BK][32] of B, 32 columns each
           for (int q = 0; q < BM / 32; ++q)
-            tma_load_2d(stage + q * BK * T::kSpan, &tmAhi, origin.x + 32 * q, k0, &full[buf]);
-        else if (kBatched && kSplitsA)  // the caller's A: the problem is the third coordinate
-          tma_load_3d(stage, &tmAhi, k0, origin.x, z, &full[buf]);
+            load_a(stage + q * BK * T::kSpan, origin.x + 32 * q, k0);
         else
-          tma_load_2d(stage, &tmAhi, k0, origin.x, &full[buf]);
+          load_a(stage, k0, origin.x);
         if (!kSplitsA) tma_load_2d(stage + T::kBoxBytesA, &tmAlo, k0, origin.x, &full[buf]);
         tma_load_2d(b, &tmBhi, k0, origin.y, &full[buf]);
         tma_load_2d(b + T::kBoxBytesB, &tmBlo, k0, origin.y, &full[buf]);
@@ -708,46 +713,55 @@ cudaError_t run_prepass_batch(const Gemm& g, const runtime::Batch& batch, int pr
   return cudaGetLastError();
 }
 
-// Whether the main kernel can read a batch's A itself through a tensor map of the whole batch:
-// strided (the host does not read pointer arrays), rows and problems 16-byte aligned, each
-// problem past the last one's rows (TMA's strides grow outward).
-bool split_a_fits(const Gemm& g, const runtime::Batch& batch) {
-  return !batch.A && aligned16(g.A, g.lda) && batch.strideA % 4 == 0 &&
-         batch.strideA >= static_cast<long long>(g.M) * g.lda;
+// Whether the main kernel can read a batch's operand X (rows x cols, `ld`; problems `stride`
+// apart) itself through one tensor map of the whole batch: strided (the host does not read
+// pointer arrays), rows and problems 16-byte aligned, each problem past the last one's rows
+// (TMA's strides grow outward).
+bool fits_batch_map(const float* X, const float* const* array, int rows, int ld, long long stride) {
+  return !array && aligned16(X, ld) && stride % 4 == 0 &&
+         stride >= static_cast<long long>(rows) * ld;
 }
 
-// A batch whose A the main kernel splits itself (kSplitsA), as run_prepass does for one problem
-// where C has few columns: A crosses memory once, in boxes of the caller's A through a
-// three-dimensional map (problem, row, k), and the pre-pass splits B alone. BN: 64 for problems
-// of at most 64 columns (attention's P V: half of a 128-wide tile would be zeros), else 128.
-// Where the workspace cannot hold B's planes, the fused kernel runs, which needs none.
-template <int BN, int STAGES>
+// A batch whose larger operand the main kernel splits itself (kSplitsA), as run_prepass does
+// for one problem: that operand crosses memory once, in boxes of the caller's matrix through a
+// three-dimensional map (problem, row, k), and the pre-pass splits the other alone. A where
+// M >= N; else B (kTransposed: C^T = B^T A^T, the kernel's M x N is N x M), so that the narrow
+// side of C is the tile's columns: BN 64 where it is at most 64 (attention's P V: half of a
+// 128-wide tile would be zeros), else 128. Where the workspace cannot hold the other operand's
+// planes, the fused kernel runs, which needs none.
+template <int BN, int STAGES, bool kTransposed>
 cudaError_t run_split_a_batch(const Gemm& g, const runtime::Batch& batch, int problems, int sms,
                               cudaStream_t stream) {
   using T = Tile<BN, 32, STAGES, kPromote, true>;
   constexpr auto kernel =
-      sgemm_every_shape_3xtf32<BN, 32, STAGES, kPromote, false, true, false, true>;
+      sgemm_every_shape_3xtf32<BN, 32, STAGES, kPromote, false, true, kTransposed, true>;
+  constexpr CUtensorMapDataType kFloat = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  constexpr CUtensorMapSwizzle kSwizzle = CU_TENSOR_MAP_SWIZZLE_128B;
+  const int Mk = kTransposed ? g.N : g.M, Nk = kTransposed ? g.M : g.N;  // the kernel's C
   const long long tiles =
-      static_cast<long long>((g.M + T::BM - 1) / T::BM) * ((g.N + BN - 1) / BN) * problems;
-  const long long rows = static_cast<long long>(problems) * tile_rows(g.N);
+      static_cast<long long>((Mk + T::BM - 1) / T::BM) * ((Nk + BN - 1) / BN) * problems;
+  const long long rows = static_cast<long long>(problems) * tile_rows(Nk);  // of its B's planes
   if (tiles > 0x7fffffff || rows > 0x7fffffff) return cudaErrorInvalidValue;
-  runtime::Workspace<float> W(batch_split_floats(g.M, g.N, g.K, problems, false), stream);
+  runtime::Workspace<float> W(batch_split_floats(Mk, Nk, g.K, problems, false), stream);
   if (W.error() == cudaErrorMemoryAllocation) return run_fused_batch(g, batch, problems, stream);
   if (W.error() != cudaSuccess) return W.error();
-  const BatchSplit b = batch_split_layout(W.get(), g.M, g.N, g.K, problems, false);
-  cudaError_t err = split_batch_operands(g, b, batch, problems, stream);
+  const BatchSplit b = batch_split_layout(W.get(), Mk, Nk, g.K, problems, false);
+  cudaError_t err = kTransposed ? split_batch_a_as_b(g, b, batch, problems, stream)
+                                : split_batch_operands(g, b, batch, problems, stream);
   if (err == cudaSuccess) err = runtime::allow_shared_bytes<kernel>(T::kSharedBytes);
-  SplitMaps maps;  // B's planes as one tall problem; A's maps (problem 0's) replaced below
+  SplitMaps maps;  // its A: the caller's A, or B in boxes [BK][32] (split_maps' kMajorM)
   if (err == cudaSuccess)
-    err = split_maps<T::BM, BN, 32>(&maps, b.s, g.M, static_cast<int>(rows), g.K, g.A, g.lda);
-  if (err == cudaSuccess)
-    err = runtime::make_batch_tensor_map(&maps.Ahi, g.A, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, problems,
-                                         g.M, g.K, g.lda, batch.strideA, T::BM, 32,
-                                         CU_TENSOR_MAP_SWIZZLE_128B);
-  if (err != cudaSuccess) return err;
+    err = kTransposed ? runtime::make_batch_tensor_map(&maps.Ahi, g.B, kFloat, problems, g.K, g.N,
+                                                       g.ldb, batch.strideB, 32, 32, kSwizzle)
+                      : runtime::make_batch_tensor_map(&maps.Ahi, g.A, kFloat, problems, g.M, g.K,
+                                                       g.lda, batch.strideA, T::BM, 32, kSwizzle);
   maps.Alo = maps.Ahi;
+  for (auto [map, plane] : {std::pair{&maps.Bhi, b.s.Bhi}, {&maps.Blo, b.s.Blo}})
+    if (err == cudaSuccess)
+      err = runtime::make_tensor_map(map, plane, kFloat, rows, g.K, b.s.Kp, BN, 32, kSwizzle);
+  if (err != cudaSuccess) return err;
   kernel<<<static_cast<unsigned>(std::min<long long>(tiles, sms)), T::kThreads, T::kSharedBytes,
-           stream>>>(g.M, g.N, g.K, g.alpha, maps.Ahi, maps.Alo, maps.Bhi, maps.Blo, b.s.guard, g.A,
+           stream>>>(Mk, Nk, g.K, g.alpha, maps.Ahi, maps.Alo, maps.Bhi, maps.Blo, b.s.guard, g.A,
                      g.lda, g.B, g.ldb, g.beta, g.C, g.ldc,
                      aligned8(g.C) && g.ldc % 2 == 0 && !batch.C && batch.strideC % 2 == 0, 8, g.K,
                      nullptr, batch, problems);
@@ -773,19 +787,26 @@ cudaError_t launch_batched(const Gemm& g, const runtime::Batch& batch, int probl
                                      : run_fused_batch(g, batch, problems, stream);
 }
 
-// A batch with A split by the main kernel (entries.h: launch_batched_split_a), where A allows.
+// A batch with its larger operand split by the main kernel (entries.h: launch_batched_split_a),
+// where that operand allows one map of the whole batch (or, failing that, the other).
 cudaError_t launch_batched_split_a(const Gemm& g, const runtime::Batch& batch, int problems,
                                    cudaStream_t stream) {
   cudaError_t err = runtime::require_sm90();
   if (err != cudaSuccess) return err;
   if (problems < 1 || problems > runtime::kMaxGridZ) return cudaErrorInvalidValue;
-  if (!split_a_fits(g, batch)) return launch_batched(g, batch, problems, stream);
+  const bool aFits = fits_batch_map(g.A, batch.A, g.M, g.lda, batch.strideA);
+  const bool bFits = fits_batch_map(g.B, batch.B, g.K, g.ldb, batch.strideB);
+  const bool splitB = bFits && (g.M < g.N || !aFits);
+  if (!splitB && !aFits) return launch_batched(g, batch, problems, stream);
   int sms = 0;
   err = runtime::multiprocessors(&sms);
   if (err != cudaSuccess) return err;
-  //                                      BN STAGES: a ring of 6 x 32 KiB, or of 4 x 48 KiB
-  return g.N <= 64 ? run_split_a_batch<64, 6>(g, batch, problems, sms, stream)
-                   : run_split_a_batch<128, 4>(g, batch, problems, sms, stream);
+  //         BN STAGES: a ring of 6 x 32 KiB, or of 4 x 48 KiB; kTransposed
+  if (splitB)
+    return g.M <= 64 ? run_split_a_batch<64, 6, true>(g, batch, problems, sms, stream)
+                     : run_split_a_batch<128, 4, true>(g, batch, problems, sms, stream);
+  return g.N <= 64 ? run_split_a_batch<64, 6, false>(g, batch, problems, sms, stream)
+                   : run_split_a_batch<128, 4, false>(g, batch, problems, sms, stream);
 }
 
 // How one problem runs: the fused kernel or rung 14's pre-pass path, K cut into `slices`.

@@ -40,9 +40,10 @@ cudaError_t launch_limited(const Gemm& gemm, const int* limits, cudaStream_t str
 // library calls run it.
 cudaError_t launch_batched(const Gemm& gemm, const runtime::Batch& batch, int problems,
                            cudaStream_t stream);
-// The same batch with A split by the main kernel, read through a tensor map of the whole batch
-// (A crosses memory once; B alone is split by the pre-pass), in 128 x 64 tiles where N <= 64;
-// where A's pointers or strides do not allow the map, as launch_batched.
+// The same batch with its larger operand split by the main kernel, read through a tensor map of
+// the whole batch (it crosses memory once; the pre-pass splits the other), C's narrow side the
+// tile's columns, 64 of them where it is at most 64; where neither operand's pointers or strides
+// allow the map, as launch_batched.
 cudaError_t launch_batched_split_a(const Gemm& gemm, const runtime::Batch& batch, int problems,
                                    cudaStream_t stream);
 }  // namespace sgemm::every_shape_3xtf32

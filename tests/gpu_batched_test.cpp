@@ -31,20 +31,22 @@ struct Case {
   int M = 1, N = 1, K = 1, batch = 1;
   int padA = 0, padB = 0, padC = 0;  // added to each leading dimension
   bool shareA = false, shareB = false;
-  long long gapC = 0;  // elements between one C and the next, beyond its extent
+  long long gapC = 0;    // elements between one C and the next, beyond its extent
+  bool aligned = false;  // leading dimensions and strides of A and B whole 16 bytes (TMA's maps)
   float alpha = 1.f, beta = 0.f;
 
   Extent a() const { return stored_extent(layout, opA, M, K); }
   Extent b() const { return stored_extent(layout, opB, K, N); }
   Extent c() const { return stored_extent(layout, Op::N, M, N); }
-  int lda() const { return a().length + padA; }
-  int ldb() const { return b().length + padB; }
+  int lda() const { return static_cast<int>(whole16(a().length + padA)); }
+  int ldb() const { return static_cast<int>(whole16(b().length + padB)); }
   int ldc() const { return c().length + padC; }
   long long sizeA() const { return static_cast<long long>(a().lines) * lda(); }
   long long sizeB() const { return static_cast<long long>(b().lines) * ldb(); }
   long long sizeC() const { return static_cast<long long>(c().lines) * ldc(); }
-  long long strideA() const { return shareA ? 0 : sizeA() + 3; }
-  long long strideB() const { return shareB ? 0 : sizeB() + 1; }
+  long long strideA() const { return shareA ? 0 : aligned ? whole16(sizeA() + 4) : sizeA() + 3; }
+  long long strideB() const { return shareB ? 0 : aligned ? whole16(sizeB() + 4) : sizeB() + 1; }
+  long long whole16(long long n) const { return aligned ? (n + 3) / 4 * 4 : n; }
   long long strideC() const { return sizeC() + gapC; }
   std::string str() const {
     return std::string(to_string(layout)) + " " + to_string(opA) + to_string(opB) + " " +
@@ -359,8 +361,10 @@ TEST_F(BatchedTest, InfAndNaNAsCublas) {
 
 // Each kernel the batched call chooses among, named, whatever the choice would be (the choice is
 // measured, and moves): odd shapes, both layouts, transposes, padded leading dimensions and
-// strides (the FFMA tiles' element-wise stores), tight ones (their float4 stores), beta == 0 over
-// NaN, and Inf and NaN where cublasSgemmStridedBatched puts them.
+// strides (the FFMA tiles' element-wise stores), tight ones (their float4 stores), ones of whole
+// 16 bytes (rung15_split_a's maps of the caller's A or B), beta == 0 over NaN, and Inf and NaN
+// where cublasSgemmStridedBatched puts them (in problems of P V's shape too: narrow C, B read by
+// the kernel).
 TEST_F(BatchedTest, EveryKernelWithinTheBoundAndAsCublas) {
   cublasHandle_t handle;
   CUBLAS_OK(cublasCreate(&handle));
@@ -372,30 +376,36 @@ TEST_F(BatchedTest, EveryKernelWithinTheBoundAndAsCublas) {
         BatchedKernel::rung17_ffma, BatchedKernel::ffma_tiles}) {
     SCOPED_TRACE(to_string(kernel));
     for (const Size& z : {Size{3, 5, 16, 3}, Size{129, 65, 33, 2}, Size{64, 64, 64, 5},
-                          Size{200, 72, 100, 2}, Size{300, 40, 136, 2}})
+                          Size{200, 72, 100, 2}, Size{300, 40, 136, 2}, Size{197, 40, 64, 3}})
       for (Layout layout : {Layout::row_major, Layout::col_major})
-        for (Op op : {Op::N, Op::T}) {
-          Case c;
-          c.layout = layout, c.opA = op, c.opB = op == Op::N ? Op::T : Op::N;
-          c.M = z.M, c.N = z.N, c.K = z.K, c.batch = z.batch;
-          c.alpha = 1.5f, c.beta = -0.5f;
-          if (op == Op::N) c.padA = 3, c.padB = 1, c.padC = 2, c.gapC = 5;
-          const Operands in(c);
-          expect_within_bound(c, in, run_strided(c, in, nullptr, nullptr, kernel));
-        }
+        for (Op op : {Op::N, Op::T})
+          for (bool aligned : {false, true}) {
+            if (aligned && op == Op::T) continue;  // (a transposed operand is copied, aligned)
+            Case c;
+            c.layout = layout, c.opA = op, c.opB = op == Op::N ? Op::T : Op::N;
+            c.M = z.M, c.N = z.N, c.K = z.K, c.batch = z.batch;
+            c.alpha = 1.5f, c.beta = -0.5f, c.aligned = aligned;
+            if (op == Op::N) c.padA = 3, c.padB = 1, c.padC = 2, c.gapC = 5;
+            const Operands in(c);
+            expect_within_bound(c, in, run_strided(c, in, nullptr, nullptr, kernel));
+          }
     Case nanC;  // beta == 0: C0's NaN not read
     nanC.M = 130, nanC.N = 68, nanC.K = 40, nanC.batch = 3;
     Operands in(nanC);
     for (float& x : in.C0) x = kNaN;
     // C is tight: no element outside the problems.
     expect_within_bound(nanC, in, run_strided(nanC, in, nullptr, nullptr, kernel));
-    Case special;  // Inf, NaN and near-FLT_MAX operands against cuBLAS
-    special.layout = Layout::col_major, special.opB = Op::T;
-    special.M = 96, special.N = 80, special.K = 48, special.batch = 3, special.beta = 1.f;
-    Operands sin(special);
-    plant_specials(special, sin);
-    expect_specials_as_cublas(special, cublas_strided(handle, special, sin),
-                              run_strided(special, sin, nullptr, nullptr, kernel));
+    for (bool aligned : {false, true}) {  // Inf, NaN and near-FLT_MAX operands against cuBLAS
+      Case special;
+      special.layout = Layout::col_major, special.opB = Op::T;
+      special.M = 96, special.N = 80, special.K = 48, special.batch = 3, special.beta = 1.f;
+      if (aligned)  // P V's shape: C narrow, the larger operand read through a map
+        special.aligned = true, special.opB = Op::N, special.M = 200, special.N = 40;
+      Operands sin(special);
+      plant_specials(special, sin);
+      expect_specials_as_cublas(special, cublas_strided(handle, special, sin),
+                                run_strided(special, sin, nullptr, nullptr, kernel));
+    }
   }
   // A 3xTF32 kernel named for K < 16 says why, and queues nothing.
   Case shortK;

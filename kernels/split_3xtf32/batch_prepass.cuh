@@ -31,6 +31,7 @@ struct BatchSplit {
   long long perA;  // floats from one problem's A planes to the next's: Mp * Kp
   long long perB;  // Np * Kp
   int Mp, Np;
+  int flagsA = 0;  // where A's row flags start in a problem's: 0, or N (split_batch_a_as_b)
 };
 constexpr int kBatchTile = 128;  // the main kernel's BM, a multiple of its BN: the row padding
 __host__ __device__ inline int tile_rows(int n) {
@@ -71,7 +72,7 @@ __global__ void __launch_bounds__(kSplitThreads)
   const int blocksA = static_cast<int>(gridA.x * gridA.y), block = static_cast<int>(blockIdx.x);
   if (block < blocksA)
     split_rows_block(block % gridA.x, block / gridA.x, gridA.x, gridA.y, M, K, A, lda,
-                     s.Ahi + z * b.perA, s.Alo + z * b.perA, s.Kp, guard);
+                     s.Ahi + z * b.perA, s.Alo + z * b.perA, s.Kp, guard + b.flagsA);
   else
     split_transpose_block<32>((block - blocksA) % gridB.x, (block - blocksA) / gridB.x, gridB.y,
                               threadIdx.x % kTransposeThreadsX, threadIdx.x / kTransposeThreadsX, K,
@@ -91,7 +92,7 @@ inline cudaError_t split_batch_operands(const Gemm& g, const BatchSplit& b,
           ? dim3((g.K + kSplitThreads * kSplitPerThread - 1) / (kSplitThreads * kSplitPerThread),
                  std::min(g.M, 64))
           : dim3(0, 0);
-  const dim3 gridB = split_transpose_grid(g.N, g.K, 32);
+  const dim3 gridB = b.s.Bhi ? split_transpose_grid(g.N, g.K, 32) : dim3(0, 0);
   const long long blocks =
       static_cast<long long>(gridA.x) * gridA.y + static_cast<long long>(gridB.x) * gridB.y;
   if (blocks > 0x7fffffff) return cudaErrorInvalidValue;
@@ -103,6 +104,18 @@ inline cudaError_t split_batch_operands(const Gemm& g, const BatchSplit& b,
     if (err != cudaSuccess) return err;
   }
   return cudaSuccess;
+}
+
+// C^T = B^T A^T, the main kernel reading B itself (kTransposed): b is the layout of its problem,
+// N x M x K without planes of its A; A's rows are split into the planes it reads as its B (no
+// transpose: they are K-major already), their flags after the N of its rows.
+inline cudaError_t split_batch_a_as_b(const Gemm& g, const BatchSplit& b,
+                                      const runtime::Batch& batch, int problems,
+                                      cudaStream_t stream) {
+  BatchSplit a = b;
+  a.s.Ahi = b.s.Bhi, a.s.Alo = b.s.Blo, a.perA = b.perB, a.flagsA = g.N;
+  a.s.Bhi = a.s.Blo = nullptr;
+  return split_batch_operands(g, a, batch, problems, stream);
 }
 
 }  // namespace sgemm::every_shape_3xtf32
