@@ -166,24 +166,26 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
       produce<STAGES>(empty, 0, myTiles * kTiles, 1, [&](int i, int buf) {
         const int t = kSlices ? 0 : i / kTiles;  // (one tile with slices)
         int2 origin = origin_of(t);
-        const int z = problem_of(t);
         if (kBatched)  // the problem's rows of the planes (batch_prepass.cuh)
-          origin.x += kSplitsA ? 0 : z * tile_rows(M), origin.y += z * tile_rows(N);
+          origin.x += kSplitsA ? 0 : problem_of(t) * tile_rows(M),
+              origin.y += problem_of(t) * tile_rows(N);
         const int k0 = kBegin + i % kTiles * BK;
         uint8_t* stage = ring + buf * T::kStageBytes;
         mbar_arrive_expect_tx(&full[buf], T::kStageBytes);
         uint8_t* b = stage + T::kBoxesA * T::kBoxBytesA;
-        auto load_a = [&](uint8_t* box, int c0, int c1) {  // a batch's own A: problem z's box
-          if (kBatched && kSplitsA)
-            tma_load_3d(box, &tmAhi, c0, c1, z, &full[buf]);
+        if constexpr (kBatched && kSplitsA) {  // the caller's operand: the problem, a coordinate
+          if (kTransposed)
+            for (int q = 0; q < BM / 32; ++q)
+              tma_load_3d(stage + q * BK * T::kSpan, &tmAhi, origin.x + 32 * q, k0, problem_of(t),
+                          &full[buf]);
           else
-            tma_load_2d(box, &tmAhi, c0, c1, &full[buf]);
-        };
-        if (kTransposed)  // B^T's rows are B's columns: boxes [BK][32] of B, 32 columns each
+            tma_load_3d(stage, &tmAhi, k0, origin.x, problem_of(t), &full[buf]);
+        } else if (kTransposed) {  // B^T's rows are B's columns: boxes [BK][32] of B, 32 columns
           for (int q = 0; q < BM / 32; ++q)
-            load_a(stage + q * BK * T::kSpan, origin.x + 32 * q, k0);
-        else
-          load_a(stage, k0, origin.x);
+            tma_load_2d(stage + q * BK * T::kSpan, &tmAhi, origin.x + 32 * q, k0, &full[buf]);
+        } else {
+          tma_load_2d(stage, &tmAhi, k0, origin.x, &full[buf]);
+        }
         if (!kSplitsA) tma_load_2d(stage + T::kBoxBytesA, &tmAlo, k0, origin.x, &full[buf]);
         tma_load_2d(b, &tmBhi, k0, origin.y, &full[buf]);
         tma_load_2d(b + T::kBoxBytesB, &tmBlo, k0, origin.y, &full[buf]);
@@ -234,7 +236,7 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
       sync_role(1, 128 * T::kConsumers);  // the last tile's epilogue is done with the flags
       if (threadIdx.x < BM)
         rowGuard[threadIdx.x] = origin.x + threadIdx.x < M ? flags[origin.x + threadIdx.x] : 0;
-      else if (threadIdx.x < BM + BN)
+      else if (BM + BN == 128 * T::kConsumers || threadIdx.x < BM + BN)  // (BN < 128: some idle)
         colGuard[threadIdx.x - BM] =
             origin.y + threadIdx.x - BM < N ? flags[M + origin.y + threadIdx.x - BM] : 0;
       sync_role(1, 128 * T::kConsumers);

@@ -14,10 +14,11 @@
 //  4. Otherwise one launch for the whole batch (per 65535 problems), the kernels finding each
 //     problem's operands as kernels/runtime/batch.h says, on the kernel measured fastest on
 //     problems of its kind (kernel_for below; each is named in batched_kernels.h): rung 15's
-//     batch from 64 Mi multiply-adds a problem (its pre-pass path: one split of the whole
-//     batch, then one main kernel over every problem's tiles) where both M and N exceed 128;
-//     below, and for narrow problems (attention's P V), the FFMA tiles of ffma_batched.cu; and
-//     rung 17's FFMA wherever K < 16, where three TF32 products miss FP32's bound. Operands
+//     batch from 256^3 multiply-adds a problem, its main kernel splitting the larger operand
+//     itself (read once, through a tensor map of the whole batch) and the pre-pass the other,
+//     in 128 x 64 tiles where C's narrow side is at most 64 (attention's P V); below, the FFMA
+//     tiles of ffma_batched.cu; and rung 17's FFMA wherever K < 16, where three TF32 products
+//     miss FP32's bound. Operands
 //     that are transposed in row-major terms are first copied, transposed, into the workspace,
 //     for the whole batch in one launch (once for a shared operand), as gemm() does for one
 //     problem.
@@ -152,14 +153,15 @@ Status scale_batch(const BatchView& v, int batch, cudaStream_t stream, std::stri
   return Status::ok;
 }
 
-// Rule 4's choice: the kernel that ran fastest, of the four, on each measured case of its kind
+// Rule 4's choice: the kernel that ran fastest, of the five, on each measured case of its kind
 // (experiments/batched: every kernel on the batched suite and its --choice cases, H200).
 BatchedKernel kernel_for(int M, int N, int K) {
   if (K < 16) return BatchedKernel::rung17_ffma;  // three TF32 products would miss FP32's bound
-  // From 64 Mi multiply-adds a problem, wide: 512^3, Q K^T at 1024 x 1024 x 64.
-  if (std::min(M, N) > 128 && static_cast<double>(M) * N * K >= 64.0 * 1024 * 1024)
-    return BatchedKernel::rung15_batch;
-  return BatchedKernel::ffma_tiles;  // 32^3 to 256^3, P V (64 or 128 columns, long K)
+  // From 256^3 multiply-adds a problem: 128 x 256^3, 512^3, Q K^T at 1024 x 1024 x 64, P V at
+  // 1024 x 64 x 1024 and 2048 x 128 x 2048 (rung 15's batch where an operand does not allow
+  // the map: pointer arrays, strides not of whole 16 bytes).
+  if (static_cast<double>(M) * N * K >= 256.0 * 256 * 256) return BatchedKernel::rung15_split_a;
+  return BatchedKernel::ffma_tiles;  // 32^3 to 128^3, Q K^T and P V at 256 x 256 x 64
 }
 
 cudaError_t run_kernel(BatchedKernel kernel, const Gemm& g, const Batch& b, int n,
