@@ -200,9 +200,7 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
   // The tile's guard flags, in shared memory rather than one global load per element in the
   // epilogue: rows of A, then columns of B (the consumers are BM + BN threads).
   static_assert(128 * T::kConsumers >= BM + BN, "a consumer thread per flag");
-  // A batch: a copy of the columns' flags per warpgroup, as the two run out of step (below).
-  __shared__ int rowGuard[BM], colGuards[kBatched ? T::kConsumers : 1][BN];
-  int* colGuard = colGuards[kBatched ? wg : 0];
+  __shared__ int rowGuard[BM], colGuard[BN];
   // acc[4j + 2i + c] = C[blockRow + wg*WGM + 16warp + lane/4 + 8i][blockCol + 8j + 2(lane%4) + c]
   // (the wgmma fragment): the tensor cores' sum over the current chunk of K. sum[]: the FP32
   // sum of the chunks before it, in the same layout.
@@ -230,25 +228,11 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
     fence_accumulators(acc);
   };
 
-  // A batch's tiles are short (Q K^T: two stages, then 64 KiB of C): the warpgroups run out of
-  // step, so that one's epilogue goes beside the other's products. Warpgroup 1 starts once
-  // warpgroup 0 has issued its first tile's stages (at most STAGES - 1 of them: the rest need
-  // buffers that warpgroup 1 releases); from then on each has its own flags and barriers.
-  const int leadStages = min(kTiles, STAGES - 1);
   int t = 0;
   for (; t < myTiles; ++t) {
-    if (kBatched && t == 0 && wg == 1) sync_role(4, 128 * T::kConsumers);
-    if constexpr (kBatched) {  // this warpgroup's rows and its copy of the columns
-      const int2 origin = origin_of(t);
-      const int* flags = guard + static_cast<long long>(problem_of(t)) * (M + N);
-      const int me = threadIdx.x % 128, row = wg * T::WGM + me;
-      sync_role(2 + wg, 128);  // its last epilogue is done with them
-      if (me < T::WGM) rowGuard[row] = origin.x + row < M ? flags[origin.x + row] : 0;
-      if (me < BN) colGuard[me] = origin.y + me < N ? flags[M + origin.y + me] : 0;
-      sync_role(2 + wg, 128);
-    } else {
+    {
       const int2 origin = origin_of(t);  // (recomputed for the epilogue: registers are scarce)
-      const int* flags = guard;
+      const int* flags = guard + (kBatched ? static_cast<long long>(problem_of(t)) * (M + N) : 0);
       sync_role(1, 128 * T::kConsumers);  // the last tile's epilogue is done with the flags
       if (threadIdx.x < BM)
         rowGuard[threadIdx.x] = origin.x + threadIdx.x < M ? flags[origin.x + threadIdx.x] : 0;
@@ -268,8 +252,6 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
     RowsSeen seen;  // kSplitsA: A's rows as the split saw them (the pre-pass does not read A)
     for (int kt = 0; kt < kTiles; ++kt) {
       issue_stage(accumulate, seen);
-      if (kBatched && t == 0 && wg == 0 && kt == leadStages - 1)
-        arrive_role(4, 128 * T::kConsumers);
       accumulate = 1;
       if (--untilPromote == 0) {  // the chunk's end: release both its buffers
         at.release_all(lane);

@@ -74,10 +74,6 @@ __device__ __forceinline__ void fence_async_shared() {
 __device__ __forceinline__ void sync_role(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
-// Arrives at barrier `id` without waiting: the threads that sync_role on it wait for these.
-__device__ __forceinline__ void arrive_role(int id, int threads) {
-  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
 
 // ---- Thread-block clusters (rungs 15, 17).
 
