@@ -715,13 +715,21 @@ cudaError_t run_prepass_batch(const Gemm& g, const runtime::Batch& batch, int pr
   return cudaGetLastError();
 }
 
-// Whether the main kernel can read a batch's operand X (rows x cols, `ld`; problems `stride`
-// apart) itself through one tensor map of the whole batch: strided (the host does not read
-// pointer arrays), rows and problems 16-byte aligned, each problem past the last one's rows
-// (TMA's strides grow outward).
-bool fits_batch_map(const float* X, const float* const* array, int rows, int ld, long long stride) {
+// The stride the map of a batch's operand X (rows x `ld`, problems `stride` apart) is given:
+// with one problem, any stride BLAS accepts (0, or past all memory) reads only problem 0, so
+// the map's is one problem's extent.
+long long map_stride(int problems, int rows, int ld, long long stride) {
+  return problems > 1 ? stride : static_cast<long long>(rows) * ld;
+}
+
+// Whether the main kernel can read a batch's operand X itself through one tensor map of the
+// whole batch: strided (the host does not read pointer arrays), rows and problems 16-byte
+// aligned, each problem past the last one's rows (TMA's strides grow outward, below 2^40 bytes).
+bool fits_batch_map(const float* X, const float* const* array, int rows, int ld, long long stride,
+                    int problems) {
+  stride = map_stride(problems, rows, ld, stride);
   return !array && aligned16(X, ld) && stride % 4 == 0 &&
-         stride >= static_cast<long long>(rows) * ld;
+         stride >= static_cast<long long>(rows) * ld && stride < (1LL << 40) / 4;
 }
 
 // A batch whose larger operand the main kernel splits itself (kSplitsA), as run_prepass does
@@ -753,10 +761,13 @@ cudaError_t run_split_a_batch(const Gemm& g, const runtime::Batch& batch, int pr
   if (err == cudaSuccess) err = runtime::allow_shared_bytes<kernel>(T::kSharedBytes);
   SplitMaps maps;  // its A: the caller's A, or B in boxes [BK][32] (split_maps' kMajorM)
   if (err == cudaSuccess)
-    err = kTransposed ? runtime::make_batch_tensor_map(&maps.Ahi, g.B, kFloat, problems, g.K, g.N,
-                                                       g.ldb, batch.strideB, 32, 32, kSwizzle)
-                      : runtime::make_batch_tensor_map(&maps.Ahi, g.A, kFloat, problems, g.M, g.K,
-                                                       g.lda, batch.strideA, T::BM, 32, kSwizzle);
+    err = kTransposed
+              ? runtime::make_batch_tensor_map(&maps.Ahi, g.B, kFloat, problems, g.K, g.N, g.ldb,
+                                               map_stride(problems, g.K, g.ldb, batch.strideB), 32,
+                                               32, kSwizzle)
+              : runtime::make_batch_tensor_map(&maps.Ahi, g.A, kFloat, problems, g.M, g.K, g.lda,
+                                               map_stride(problems, g.M, g.lda, batch.strideA),
+                                               T::BM, 32, kSwizzle);
   maps.Alo = maps.Ahi;
   for (auto [map, plane] : {std::pair{&maps.Bhi, b.s.Bhi}, {&maps.Blo, b.s.Blo}})
     if (err == cudaSuccess)
@@ -796,8 +807,8 @@ cudaError_t launch_batched_split_a(const Gemm& g, const runtime::Batch& batch, i
   cudaError_t err = runtime::require_sm90();
   if (err != cudaSuccess) return err;
   if (problems < 1 || problems > runtime::kMaxGridZ) return cudaErrorInvalidValue;
-  const bool aFits = fits_batch_map(g.A, batch.A, g.M, g.lda, batch.strideA);
-  const bool bFits = fits_batch_map(g.B, batch.B, g.K, g.ldb, batch.strideB);
+  const bool aFits = fits_batch_map(g.A, batch.A, g.M, g.lda, batch.strideA, problems);
+  const bool bFits = fits_batch_map(g.B, batch.B, g.K, g.ldb, batch.strideB, problems);
   const bool splitB = bFits && (g.M < g.N || !aFits);
   if (!splitB && !aFits) return launch_batched(g, batch, problems, stream);
   int sms = 0;

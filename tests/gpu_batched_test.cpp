@@ -44,8 +44,13 @@ struct Case {
   long long sizeA() const { return static_cast<long long>(a().lines) * lda(); }
   long long sizeB() const { return static_cast<long long>(b().lines) * ldb(); }
   long long sizeC() const { return static_cast<long long>(c().lines) * ldc(); }
-  long long strideA() const { return shareA ? 0 : aligned ? whole16(sizeA() + 4) : sizeA() + 3; }
-  long long strideB() const { return shareB ? 0 : aligned ? whole16(sizeB() + 4) : sizeB() + 1; }
+  long long farStrides = 0;  // a batch of one: strides past all memory, which BLAS accepts there
+  long long strideA() const {
+    return shareA ? 0 : farStrides ? farStrides : aligned ? whole16(sizeA() + 4) : sizeA() + 3;
+  }
+  long long strideB() const {
+    return shareB ? 0 : farStrides ? farStrides : aligned ? whole16(sizeB() + 4) : sizeB() + 1;
+  }
   long long whole16(long long n) const { return aligned ? (n + 3) / 4 * 4 : n; }
   long long strideC() const { return sizeC() + gapC; }
   std::string str() const {
@@ -399,6 +404,15 @@ TEST_F(BatchedTest, EveryKernelWithinTheBoundAndAsCublas) {
     for (float& x : in.C0) x = kNaN;
     // C is tight: no element outside the problems.
     expect_within_bound(nanC, in, run_strided(nanC, in, nullptr, nullptr, kernel));
+    // A batch of one whose strides lie past all memory (only problem 0 is read): rung 15's map
+    // of the batch is given one problem's extent, not the stride.
+    for (bool transposedView : {false, true}) {
+      Case one;
+      one.layout = transposedView ? Layout::col_major : Layout::row_major;
+      one.M = 260, one.N = 48, one.K = 64, one.aligned = true, one.farStrides = 1LL << 46;
+      const Operands in1(one);
+      expect_within_bound(one, in1, run_strided(one, in1, nullptr, nullptr, kernel));
+    }
     for (bool aligned : {false, true}) {  // Inf, NaN and near-FLT_MAX operands against cuBLAS
       Case special;
       special.layout = Layout::col_major, special.opB = Op::T;
