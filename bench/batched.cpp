@@ -3,9 +3,12 @@
 // inputs, per case: the median time of each, the ratio (cuBLAS time / ours: above 1, ours is
 // faster) and their geometric mean; and a check of each case: every sampled element of three
 // problems (first, middle, last) within FP32's componentwise bound, gamma_{K+2} (|alpha| sum_k
-// |a||b| + |beta| |c0|), of the FP64 sum, on full-precision uniform inputs in [-1, 1).
+// |a||b| + |beta| |c0|), of the FP64 sum, on full-precision uniform inputs in [-1, 1), or on
+// another of the generator's distributions (--inputs: normal, heavy tails, wide exponents, scales
+// along K; runner/inputs.h), each problem drawn apart.
 //
-//   sgemm_batched_bench [--case NAME] [--kernel NAME] [--choice] [--block-ms T] [--rounds R]
+//   sgemm_batched_bench [--case NAME] [--kernel NAME] [--choice] [--inputs D] [--block-ms T]
+//                       [--rounds R]
 //
 // The suite (column-major, as cuBLAS; batch x (M x N x K)): 64x512^3, 8x2048^3, 1024x64^3,
 // qk: 4096 x (1024 x 1024 x 64) with op T on B (32 heads * 128 sequences, Q K^T), and
@@ -25,13 +28,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "batched_kernels.h"  // BatchedKernel, gemm_strided_batched_on
-#include "device.h"           // fill_matrix, DeviceBuffer, CUDA_CHECK
+#include "device.h"           // DeviceBuffer, CUDA_CHECK
+#include "input_fills.h"      // fill_inputs
+#include "inputs.h"           // Inputs, parse_inputs
 #include "sgemm/sgemm.h"
 
 namespace {
@@ -108,6 +114,7 @@ int main(int argc, char** argv) {
   std::string only;
   BatchedKernel kernel = BatchedKernel::automatic;
   bool choice = false;
+  Inputs inputs;
   double block_ms = 100;
   int rounds = 3;
   auto usage = [](const std::string& why) {
@@ -122,8 +129,8 @@ int main(int argc, char** argv) {
           "sgemm_batched_bench: sgemm::gemm_strided_batched against cublasSgemmStridedBatched\n"
           "(FP32, default math mode), timed in turn in one process, with a check of each case\n"
           "against FP64 within FP32's componentwise bound.\n\n"
-          "usage: sgemm_batched_bench [--case NAME] [--kernel NAME] [--choice] [--block-ms T]\n"
-          "                           [--rounds R]\n"
+          "usage: sgemm_batched_bench [--case NAME] [--kernel NAME] [--choice] [--inputs D]\n"
+          "                           [--block-ms T] [--rounds R]\n"
           "  --case NAME    run one case only:");
       for (const Case& c : kCases) std::printf(" %s", c.name.c_str());
       std::printf(
@@ -132,10 +139,12 @@ int main(int argc, char** argv) {
           "                 ffma_tiles\n"
           "  --choice       the suite and smaller cases of each kind (outside the geometric\n"
           "                 mean), where the call's choice of kernel is made\n"
+          "  --inputs D     what fills A and B (default uniform): %s\n"
           "  --block-ms T   a timed block lasts at least T ms of GPU time (default 100)\n"
           "  --rounds R     blocks of each in turn (default 3)\n\n"
           "exit status:\n  0  every check passed\n  1  a check failed\n  2  bad usage\n"
-          "  3  no usable GPU, or a CUDA or cuBLAS error\n");
+          "  3  no usable GPU, or a CUDA or cuBLAS error\n",
+          inputs_help().c_str());
       return 0;
     } else if (a == "--case" && hasValue) {
       only = argv[++i];
@@ -146,6 +155,10 @@ int main(int argc, char** argv) {
         return usage(std::string("no kernel '") + argv[i] + "'");
     } else if (a == "--choice") {
       choice = true;
+    } else if (a == "--inputs" && hasValue) {
+      const std::optional<Inputs> parsed = parse_inputs(argv[++i]);
+      if (!parsed) return usage(inputs_error(argv[i]));
+      inputs = *parsed;
     } else if (a == "--block-ms" && hasValue) {
       char* end = nullptr;
       block_ms = std::strtod(argv[++i], &end);
@@ -168,9 +181,9 @@ int main(int argc, char** argv) {
     cublas_check(cublasCreate(&handle), "cublasCreate");
     cublas_check(cublasSetStream(handle, stream), "cublasSetStream");  // default math mode: FP32
     Timer timer{stream, block_ms};
-    std::printf("GPU: %s (%d SMs), kernel: %s\n%-22s %10s %10s %10s %10s %8s  %s\n", prop.name,
-                prop.multiProcessorCount, to_string(kernel), "case", "ours ms", "cuBLAS ms",
-                "ours TF/s", "cuBLAS TF/s", "ratio", "check");
+    std::printf("GPU: %s (%d SMs), kernel: %s, inputs: %s\n%-22s %10s %10s %10s %10s %8s  %s\n",
+                prop.name, prop.multiProcessorCount, to_string(kernel), inputs.name().c_str(),
+                "case", "ours ms", "cuBLAS ms", "ours TF/s", "cuBLAS TF/s", "ratio", "check");
     double logSum = 0;
     int counted = 0;
     for (const Case& c : kCases) {
@@ -182,11 +195,20 @@ int main(int argc, char** argv) {
       const long long sB = static_cast<long long>(ldb) * (tb ? c.K : c.N);
       const long long sC = static_cast<long long>(ldc) * c.N;
       DeviceBuffer A(sA * c.batch), B(sB * c.batch), C(sC * c.batch);
-      // Each buffer as one matrix of batch * lines rows of ld (the rows of the column-major view).
-      fill_matrix(A.get(), static_cast<int>(sA / lda * c.batch), lda, lda, Fill::uniform, 11, 0.f,
-                  stream);
-      fill_matrix(B.get(), static_cast<int>(sB / ldb * c.batch), ldb, ldb, Fill::uniform, 12, 0.f,
-                  stream);
+      // Each problem's operands drawn apart (seeds by problem), as the runner fills one problem.
+      Problem problem;
+      problem.shape = {c.M,
+                       c.N,
+                       c.K,
+                       lda,
+                       ldb,
+                       ldc,
+                       {Layout::col_major, ta ? Op::T : Op::N, tb ? Op::T : Op::N}};
+      problem.inputs = inputs;
+      for (int z = 0; z < c.batch; ++z)
+        fill_inputs(problem, A.get() + z * sA, B.get() + z * sB, 11 + 2ull * z, 12 + 2ull * z, 0.f,
+                    stream);
+      CUDA_CHECK(cudaGetLastError());
       const float alpha = 1.f, beta = 0.f;
       std::string why;
       auto ours = [&] {
@@ -256,11 +278,11 @@ int main(int argc, char** argv) {
       std::printf("%-22s %10.4f %10.4f %10.1f %10.1f %8.3f  %s\n", c.name.c_str(), o, t,
                   flops / o / 1e9, flops / t / 1e9, ratio, check);
       std::printf(
-          "{\"case\": \"%s\", \"suite\": %s, \"kernel\": \"%s\", \"batch\": %d, \"M\": %d, "
-          "\"N\": %d, \"K\": %d, \"ours_ms\": %.6f, \"cublas_ms\": %.6f, \"ratio\": %.4f, "
-          "\"check\": \"%s\", \"worst_of_bound\": %.4g}\n",
-          c.name.c_str(), c.suite ? "true" : "false", to_string(kernel), c.batch, c.M, c.N, c.K, o,
-          t, ratio, pass ? "pass" : "fail", worst);
+          "{\"case\": \"%s\", \"suite\": %s, \"kernel\": \"%s\", \"inputs\": \"%s\", "
+          "\"batch\": %d, \"M\": %d, \"N\": %d, \"K\": %d, \"ours_ms\": %.6f, \"cublas_ms\": %.6f, "
+          "\"ratio\": %.4f, \"check\": \"%s\", \"worst_of_bound\": %.4g}\n",
+          c.name.c_str(), c.suite ? "true" : "false", to_string(kernel), inputs.name().c_str(),
+          c.batch, c.M, c.N, c.K, o, t, ratio, pass ? "pass" : "fail", worst);
       std::fflush(stdout);
     }
     if (counted > 0)
