@@ -230,16 +230,23 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
 
   int t = 0;
   for (; t < myTiles; ++t) {
+    bool flagged =
+        true;  // kBatched: whether a flag of the tile (or, below, of the warp's rows) is set
     {
       const int2 origin = origin_of(t);  // (recomputed for the epilogue: registers are scarce)
       const int* flags = guard + (kBatched ? static_cast<long long>(problem_of(t)) * (M + N) : 0);
       sync_role(1, 128 * T::kConsumers);  // the last tile's epilogue is done with the flags
+      int flag = 0;
       if (threadIdx.x < BM)
-        rowGuard[threadIdx.x] = origin.x + threadIdx.x < M ? flags[origin.x + threadIdx.x] : 0;
+        rowGuard[threadIdx.x] = flag =
+            origin.x + threadIdx.x < M ? flags[origin.x + threadIdx.x] : 0;
       else if (BM + BN == 128 * T::kConsumers || threadIdx.x < BM + BN)  // (BN < 128: some idle)
-        colGuard[threadIdx.x - BM] =
+        colGuard[threadIdx.x - BM] = flag =
             origin.y + threadIdx.x - BM < N ? flags[M + origin.y + threadIdx.x - BM] : 0;
-      sync_role(1, 128 * T::kConsumers);
+      if constexpr (kBatched)
+        flagged = sync_role_any(1, 128 * T::kConsumers, flag != 0);
+      else
+        sync_role(1, 128 * T::kConsumers);
     }
 
 #pragma unroll
@@ -268,11 +275,14 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
     if (accumulate) promote();  // the last, partial chunk
     if constexpr (kSplitsA) {   // the flags of the warp's own 16 rows, which it alone stores
       const int first = wg * T::WGM + threadIdx.x / 32 % 4 * 16 + lane / 4;
+      int any = 0;
 #pragma unroll
       for (int i = 0; i < 2; ++i) {
         const int flag = seen.flag(i);
         if (lane % 4 == 0) rowGuard[first + 8 * i] = flag;
+        any |= flag;
       }
+      if constexpr (kBatched) flagged |= __any_sync(~0u, any);
       __syncwarp();
     }
 
@@ -281,6 +291,13 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
     const float *a = A, *b = B;
     float* c = C;
     if (kBatched) runtime::select_problem(batch, problem_of(t), a, b, c);
+    // A batch's tiles are mostly whole, unflagged and finite: then no test per element.
+    if constexpr (kBatched && !kTransposed)
+      if (!flagged && pairedC && origin.x + BM <= M && origin.y + BN <= N &&
+          all_finite<T::kAccumulators>(sum)) {
+        store_inside<BN>(sum, origin.x + wg * T::WGM, origin.y, alpha, beta, c, ldc);
+        continue;
+      }
     store_fragment<BN, kTransposed>(sum, origin.x + wg * T::WGM, origin.x, origin.y, rowGuard,
                                     colGuard, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, pairedC,
                                     nullptr);

@@ -75,6 +75,20 @@ __device__ __forceinline__ void sync_role(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
+// sync_role that also answers whether any of the `threads` threads passed `p` true.
+__device__ __forceinline__ bool sync_role_any(int id, int threads, bool p) {
+  int any;
+  asm volatile(
+      "{\n\t.reg .pred in, out;\n\t"
+      "setp.ne.s32 in, %3, 0;\n\t"
+      "barrier.red.or.pred out, %1, %2, in;\n\t"
+      "selp.s32 %0, 1, 0, out;\n}\n"
+      : "=r"(any)
+      : "r"(id), "r"(threads), "r"(static_cast<int>(p))
+      : "memory");
+  return any != 0;
+}
+
 // ---- Thread-block clusters (rungs 15, 17).
 
 // The cluster's barrier. Arrive with release, wait with acquire: the shared-memory stores of

@@ -268,6 +268,39 @@ __device__ __forceinline__ void store_guarded(const float* sum, int rowBase, int
   }
 }
 
+// Whether every one of a thread's n sums is finite: eight independent chains of tests, so that
+// they overlap rather than wait on each other.
+template <int n>
+__device__ __forceinline__ bool all_finite(const float* sum) {
+  bool bad[8] = {};
+#pragma unroll
+  for (int e = 0; e < n; ++e) bad[e % 8] |= !isfinite(sum[e]);
+  return !(bad[0] | bad[1] | bad[2] | bad[3] | bad[4] | bad[5] | bad[6] | bad[7]);
+}
+
+// store_fragment for a thread whose 64 elements need no test: its warp's rows and the tile's
+// columns lie inside C, none of them is flagged, its sums are finite, and C takes 64-bit stores.
+// A row's address once, the pairs at fixed offsets from it; the same arithmetic as store_pair.
+template <int BN>
+__device__ __forceinline__ void store_inside(const float* sum, int rowBase, int blockCol,
+                                             float alpha, float beta, float* C, int ldc) {
+  const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    float* c = C + static_cast<long long>(rowBase + warp * 16 + i * 8 + lane / 4) * ldc + blockCol +
+               2 * (lane % 4);
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+      float2 out = make_float2(alpha * sum[4 * j + 2 * i], alpha * sum[4 * j + 2 * i + 1]);
+      if (beta != 0.f) {  // BLAS semantics: with beta == 0, C is not read (it may hold NaN)
+        const float2 old = *reinterpret_cast<const float2*>(c + 8 * j);
+        out.x += beta * old.x, out.y += beta * old.y;
+      }
+      *reinterpret_cast<float2*>(c + 8 * j) = out;
+    }
+  }
+}
+
 // The epilogue of both kernels, straight from the wgmma fragment of one warpgroup: its rows
 // start at `rowBase` of C (64 of them), its columns at `blockCol` (BN); each thread holds pairs
 // of adjacent columns, sum[4j + 2i + c] = C[rowBase + 16warp + lane/4 + 8i][blockCol + 8j +
