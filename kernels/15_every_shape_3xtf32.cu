@@ -55,7 +55,8 @@ using namespace split_3xtf32;
 // one 64- or 128-byte swizzle span per row); STAGES: buffers of the ring; PROMOTE: stages per
 // chunk of K that the tensor cores sum before the chunk is added to FP32 accumulators in
 // registers. kSplitsA: a stage holds A itself, which the consumers split (no A_hi, A_lo boxes).
-template <int BN, int BK, int STAGES, int PROMOTE, bool kSplitsA = false>
+// kStagedC: after the ring, room for the block's tile of C, which TMA stores.
+template <int BN, int BK, int STAGES, int PROMOTE, bool kSplitsA = false, bool kStagedC = false>
 struct Tile {
   static constexpr int kConsumers = 2;                     // consumer warpgroups
   static constexpr int WGM = 64;                           // rows of C per consumer warpgroup
@@ -67,7 +68,8 @@ struct Tile {
   static constexpr int kBoxBytesB = BN * BK * 4;           // Bt_hi's box (Bt_lo's the same)
   static constexpr int kBoxesA = kSplitsA ? 1 : 2;         // A, or A_hi and A_lo
   static constexpr int kStageBytes = kBoxesA * kBoxBytesA + 2 * kBoxBytesB;  // `full` waits for
-  static constexpr int kSharedBytes = STAGES * kStageBytes + 1024;  // + room to align to 1024
+  static constexpr int kStagingBytes = kStagedC ? BM * BN * 4 : 0;  // C: [2][BN/32][64][32]
+  static constexpr int kSharedBytes = STAGES * kStageBytes + kStagingBytes + 1024;  // + alignment
   static constexpr int kAccumulators = BN / 2;  // per thread (m64 x BN over 128 threads)
   static_assert(BK == 16 || BK == 32, "a box row is one 64- or 128-byte swizzle span");
   static_assert(BN == 128 || (BN == 64 && kSplitsA),
@@ -113,14 +115,17 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
                              const __grid_constant__ CUtensorMap tmBlo, const int* guard,
                              const float* A, int lda, const float* B, int ldb, float beta, float* C,
                              int ldc, bool pairedC, int groupRows, int kSlice, const int* limits,
-                             runtime::Batch batch, int problems) {
+                             runtime::Batch batch, int problems,
+                             const __grid_constant__ CUtensorMap tmC, bool stagedC) {
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
   __trap();  // compiled out (SGEMM_NO_SM90A): the launcher never starts this kernel
 #else
   static_assert(!kBatched || (!kSlices && (kSplitsA || !kTransposed)),
                 "a batch: one slice; the pre-pass splits both operands, or the one the consumers "
                 "do not");
-  using T = Tile<BN, BK, STAGES, PROMOTE, kSplitsA>;
+  // A batch whose consumers split A stores C's tiles through TMA where C allows a map (stagedC).
+  constexpr bool kStagedC = kBatched && kSplitsA && !kTransposed;
+  using T = Tile<BN, BK, STAGES, PROMOTE, kSplitsA, kStagedC>;
   constexpr int BM = T::BM;
   // The ring, aligned to 1024 bytes: stage s holds [A_hi | A_lo | Bt_hi | Bt_lo] (kSplitsA:
   // [A | Bt_hi | Bt_lo]), each box
@@ -230,23 +235,16 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
 
   int t = 0;
   for (; t < myTiles; ++t) {
-    bool flagged =
-        true;  // kBatched: whether a flag of the tile (or, below, of the warp's rows) is set
     {
       const int2 origin = origin_of(t);  // (recomputed for the epilogue: registers are scarce)
       const int* flags = guard + (kBatched ? static_cast<long long>(problem_of(t)) * (M + N) : 0);
       sync_role(1, 128 * T::kConsumers);  // the last tile's epilogue is done with the flags
-      int flag = 0;
       if (threadIdx.x < BM)
-        rowGuard[threadIdx.x] = flag =
-            origin.x + threadIdx.x < M ? flags[origin.x + threadIdx.x] : 0;
+        rowGuard[threadIdx.x] = origin.x + threadIdx.x < M ? flags[origin.x + threadIdx.x] : 0;
       else if (BM + BN == 128 * T::kConsumers || threadIdx.x < BM + BN)  // (BN < 128: some idle)
-        colGuard[threadIdx.x - BM] = flag =
+        colGuard[threadIdx.x - BM] =
             origin.y + threadIdx.x - BM < N ? flags[M + origin.y + threadIdx.x - BM] : 0;
-      if constexpr (kBatched)
-        flagged = sync_role_any(1, 128 * T::kConsumers, flag != 0);
-      else
-        sync_role(1, 128 * T::kConsumers);
+      sync_role(1, 128 * T::kConsumers);
     }
 
 #pragma unroll
@@ -273,6 +271,7 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
     fence_accumulators(acc);
     at.release_pending(lane);   // the ring is the producer's again, for the next tile
     if (accumulate) promote();  // the last, partial chunk
+    int rowsFlagged = 0;        // kBatched and kSplitsA: any of the warp's rows
     if constexpr (kSplitsA) {   // the flags of the warp's own 16 rows, which it alone stores
       const int first = wg * T::WGM + threadIdx.x / 32 % 4 * 16 + lane / 4;
       int any = 0;
@@ -282,19 +281,53 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
         if (lane % 4 == 0) rowGuard[first + 8 * i] = flag;
         any |= flag;
       }
-      if constexpr (kBatched) flagged |= __any_sync(~0u, any);
+      if constexpr (kBatched) rowsFlagged = __any_sync(~0u, any);
       __syncwarp();
     }
 
     if (kSlices) break;  // the one tile: its partial sums meet the cluster's below
+    // kBatched: whether the tile has a flagged row or column (each consumer thread brings its
+    // warp's rows or, from the pre-pass, the row or column whose flag it loaded)
+    bool flagged = true;
+    if constexpr (kBatched) {
+      int mine = rowsFlagged;
+      if (!kSplitsA && threadIdx.x < BM) mine |= rowGuard[threadIdx.x];
+      if (threadIdx.x >= BM && threadIdx.x < BM + BN) mine |= colGuard[threadIdx.x - BM];
+      flagged = sync_role_any(1, 128 * T::kConsumers, mine != 0);
+    }
     const int2 origin = origin_of(t);
     const float *a = A, *b = B;
     float* c = C;
     if (kBatched) runtime::select_problem(batch, problem_of(t), a, b, c);
     // A batch's tiles are mostly whole, unflagged and finite: then no test per element.
+    const bool quick =
+        !flagged && origin.x + BM <= M && origin.y + BN <= N && all_finite<T::kAccumulators>(sum);
+    if constexpr (kStagedC)
+      if (stagedC) {  // through shared memory, then TMA stores of whole lines, asynchronous
+        float* staging =
+            reinterpret_cast<float*>(ring + STAGES * T::kStageBytes) + wg * T::WGM * BN;
+        const bool issuer = threadIdx.x % 128 == 0;
+        if (issuer) bulk_wait_read<0>();  // the last tile's stores have read the staging
+        sync_role(2 + wg, 128);
+        const int rowBase = origin.x + wg * T::WGM;
+        if (quick)
+          stage_inside<BN>(sum, rowBase, origin.y, alpha, beta, c, ldc, staging);
+        else
+          stage_guarded<BN>(sum, rowBase, origin.x, origin.y, rowGuard, colGuard, M, N, K, alpha, a,
+                            lda, b, ldb, beta, c, ldc, staging);
+        fence_async_shared();  // the staging is written before TMA reads it
+        sync_role(2 + wg, 128);
+        if (issuer) {
+#pragma unroll
+          for (int q = 0; q < BN / 32; ++q)
+            tma_store_3d(&tmC, staging + q * T::WGM * 32, origin.y + 32 * q, rowBase,
+                         problem_of(t));
+          bulk_commit();
+        }
+        continue;
+      }
     if constexpr (kBatched && !kTransposed)
-      if (!flagged && pairedC && origin.x + BM <= M && origin.y + BN <= N &&
-          all_finite<T::kAccumulators>(sum)) {
+      if (quick && pairedC) {
         store_inside<BN>(sum, origin.x + wg * T::WGM, origin.y, alpha, beta, c, ldc);
         continue;
       }
@@ -302,6 +335,8 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
                                     colGuard, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, pairedC,
                                     nullptr);
   }
+  if constexpr (kStagedC)  // the block's shared memory outlives its stores
+    if (stagedC && threadIdx.x % 128 == 0) bulk_wait<0>();
   if (!kSlices) return;
   const int2 origin = origin_of(0);
   const int blockRow = origin.x, blockCol = origin.y;
@@ -423,7 +458,7 @@ cudaError_t multiply(int M, int N, int K, float alpha, const Split& s, const flo
   err = cudaLaunchKernelEx(&config, kernel, M, N, K, alpha, maps.Ahi, maps.Alo, maps.Bhi, maps.Blo,
                            static_cast<const int*>(s.guard), A, lda, B, ldb, beta, C, ldc,
                            aligned8(C) && ldc % 2 == 0, std::max(1, groupRows), kSlice, limits,
-                           runtime::Batch{}, 1);
+                           runtime::Batch{}, 1, CUtensorMap{}, false);
   return err != cudaSuccess ? err : cudaGetLastError();
 }
 
@@ -728,7 +763,7 @@ cudaError_t run_prepass_batch(const Gemm& g, const runtime::Batch& batch, int pr
            stream>>>(g.M, g.N, g.K, g.alpha, maps.Ahi, maps.Alo, maps.Bhi, maps.Blo, b.s.guard, g.A,
                      g.lda, g.B, g.ldb, g.beta, g.C, g.ldc,
                      aligned8(g.C) && g.ldc % 2 == 0 && !batch.C && batch.strideC % 2 == 0, 8, g.K,
-                     nullptr, batch, problems);
+                     nullptr, batch, problems, CUtensorMap{}, false);
   return cudaGetLastError();
 }
 
@@ -759,7 +794,7 @@ bool fits_batch_map(const float* X, const float* const* array, int rows, int ld,
 template <int BN, int STAGES, bool kTransposed>
 cudaError_t run_split_a_batch(const Gemm& g, const runtime::Batch& batch, int problems, int sms,
                               cudaStream_t stream) {
-  using T = Tile<BN, 32, STAGES, kPromote, true>;
+  using T = Tile<BN, 32, STAGES, kPromote, true, !kTransposed>;  // the kernel's (kStagedC)
   constexpr auto kernel =
       sgemm_every_shape_3xtf32<BN, 32, STAGES, kPromote, false, true, kTransposed, true>;
   constexpr CUtensorMapDataType kFloat = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
@@ -790,11 +825,20 @@ cudaError_t run_split_a_batch(const Gemm& g, const runtime::Batch& batch, int pr
     if (err == cudaSuccess)
       err = runtime::make_tensor_map(map, plane, kFloat, rows, g.K, b.s.Kp, BN, 32, kSwizzle);
   if (err != cudaSuccess) return err;
+  // C through TMA stores where it allows a map of the batch (else the consumers store it) and
+  // its rows are whole 16 bytes: a store writes the whole of the last 16 bytes it touches.
+  CUtensorMap mapC{};
+  const bool stagedC =
+      !kTransposed && Nk % 4 == 0 &&
+      fits_batch_map(g.C, batch.C, Mk, g.ldc, batch.strideC, problems) &&
+      runtime::make_batch_tensor_map(&mapC, g.C, kFloat, problems, Mk, Nk, g.ldc,
+                                     map_stride(problems, Mk, g.ldc, batch.strideC), T::WGM, 32,
+                                     kSwizzle) == cudaSuccess;
   kernel<<<static_cast<unsigned>(std::min<long long>(tiles, sms)), T::kThreads, T::kSharedBytes,
            stream>>>(Mk, Nk, g.K, g.alpha, maps.Ahi, maps.Alo, maps.Bhi, maps.Blo, b.s.guard, g.A,
                      g.lda, g.B, g.ldb, g.beta, g.C, g.ldc,
                      aligned8(g.C) && g.ldc % 2 == 0 && !batch.C && batch.strideC % 2 == 0, 8, g.K,
-                     nullptr, batch, problems);
+                     nullptr, batch, problems, mapC, stagedC);
   return cudaGetLastError();
 }
 
@@ -831,12 +875,12 @@ cudaError_t launch_batched_split_a(const Gemm& g, const runtime::Batch& batch, i
   int sms = 0;
   err = runtime::multiprocessors(&sms);
   if (err != cudaSuccess) return err;
-  //         BN STAGES: a ring of 6 x 32 KiB, or of 4 x 48 KiB; kTransposed
+  //         BN STAGES: a ring of 6 x 32 KiB, or of 4 x 48 KiB (3 beside C's 64 KiB); kTransposed
   if (splitB)
     return g.M <= 64 ? run_split_a_batch<64, 6, true>(g, batch, problems, sms, stream)
                      : run_split_a_batch<128, 4, true>(g, batch, problems, sms, stream);
   return g.N <= 64 ? run_split_a_batch<64, 6, false>(g, batch, problems, sms, stream)
-                   : run_split_a_batch<128, 4, false>(g, batch, problems, sms, stream);
+                   : run_split_a_batch<128, 3, false>(g, batch, problems, sms, stream);
 }
 
 // How one problem runs: the fused kernel or rung 14's pre-pass path, K cut into `slices`.

@@ -32,7 +32,7 @@ struct Case {
   int padA = 0, padB = 0, padC = 0;  // added to each leading dimension
   bool shareA = false, shareB = false;
   long long gapC = 0;    // elements between one C and the next, beyond its extent
-  bool aligned = false;  // leading dimensions and strides of A and B whole 16 bytes (TMA's maps)
+  bool aligned = false;  // leading dimensions and strides of A, B and C whole 16 bytes (TMA's maps)
   float alpha = 1.f, beta = 0.f;
 
   Extent a() const { return stored_extent(layout, opA, M, K); }
@@ -40,7 +40,7 @@ struct Case {
   Extent c() const { return stored_extent(layout, Op::N, M, N); }
   int lda() const { return static_cast<int>(whole16(a().length + padA)); }
   int ldb() const { return static_cast<int>(whole16(b().length + padB)); }
-  int ldc() const { return c().length + padC; }
+  int ldc() const { return static_cast<int>(whole16(c().length + padC)); }
   long long sizeA() const { return static_cast<long long>(a().lines) * lda(); }
   long long sizeB() const { return static_cast<long long>(b().lines) * ldb(); }
   long long sizeC() const { return static_cast<long long>(c().lines) * ldc(); }
@@ -52,7 +52,7 @@ struct Case {
     return shareB ? 0 : farStrides ? farStrides : aligned ? whole16(sizeB() + 4) : sizeB() + 1;
   }
   long long whole16(long long n) const { return aligned ? (n + 3) / 4 * 4 : n; }
-  long long strideC() const { return sizeC() + gapC; }
+  long long strideC() const { return whole16(sizeC() + gapC); }
   std::string str() const {
     return std::string(to_string(layout)) + " " + to_string(opA) + to_string(opB) + " " +
            std::to_string(batch) + " x " + std::to_string(M) + "x" + std::to_string(N) + "x" +
@@ -371,9 +371,9 @@ TEST_F(BatchedTest, InfAndNaNAsCublas) {
 // Each kernel the batched call chooses among, named, whatever the choice would be (the choice is
 // measured, and moves): odd shapes, both layouts, transposes, padded leading dimensions and
 // strides (the FFMA tiles' element-wise stores), tight ones (their float4 stores), ones of whole
-// 16 bytes (rung15_split_a's maps of the caller's A or B), beta == 0 over NaN, and Inf and NaN
-// where cublasSgemmStridedBatched puts them (in problems of P V's shape too: narrow C, B read by
-// the kernel).
+// 16 bytes (rung15_split_a's maps of the caller's A or B, and its TMA stores of C), beta == 0
+// over NaN, and Inf and NaN where cublasSgemmStridedBatched puts them (in problems of P V's shape
+// too: narrow C, B read by the kernel; and of Q K^T's: C stored through TMA).
 TEST_F(BatchedTest, EveryKernelWithinTheBoundAndAsCublas) {
   cublasHandle_t handle;
   CUBLAS_OK(cublasCreate(&handle));
@@ -413,12 +413,14 @@ TEST_F(BatchedTest, EveryKernelWithinTheBoundAndAsCublas) {
       const Operands in1(one);
       expect_within_bound(one, in1, run_strided(one, in1, nullptr, nullptr, kernel));
     }
-    for (bool aligned : {false, true}) {  // Inf, NaN and near-FLT_MAX operands against cuBLAS
+    for (int shape : {0, 1, 2}) {  // Inf, NaN and near-FLT_MAX operands against cuBLAS
       Case special;
       special.layout = Layout::col_major, special.opB = Op::T;
       special.M = 96, special.N = 80, special.K = 48, special.batch = 3, special.beta = 1.f;
-      if (aligned)  // P V's shape: C narrow, the larger operand read through a map
+      if (shape == 1)  // P V's shape: C narrow, the larger operand read through a map
         special.aligned = true, special.opB = Op::N, special.M = 200, special.N = 40;
+      if (shape == 2)  // Q K^T's: the kernel splits B (its A, row-major) and TMA stores C
+        special.aligned = true, special.opB = Op::N, special.M = 72, special.N = 100;
       Operands sin(special);
       plant_specials(special, sin);
       expect_specials_as_cublas(special, cublas_strided(handle, special, sin),

@@ -152,6 +152,31 @@ __device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, i
       : "memory");
 }
 
+// ---- TMA stores: a box of shared memory (laid out as a load of the same map would write it)
+// to global memory, coordinates as tma_load_3d's; parts of the box outside the map's dimensions
+// are not written. Stores a thread issued form bulk groups: commit closes one, wait_read<N>
+// returns once at most N of its groups are still reading shared memory (which may then be
+// written again), wait<N> once at most N are unfinished.
+__device__ __forceinline__ void tma_store_3d(const CUtensorMap* map, const void* src, int c0,
+                                             int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(
+          map),
+      "r"(smem_addr(src)), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+__device__ __forceinline__ void bulk_commit() {
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+template <int N>
+__device__ __forceinline__ void bulk_wait() {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
 // ---- cp.async with mbarrier completion: 4 bytes from global `src` to shared `dst`, zeros
 // when `valid` is false (src is not read). .ca: cached in L1 as well, since the rest of each
 // 32-byte sector arrives through the warp's next copies.

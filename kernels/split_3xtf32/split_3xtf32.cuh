@@ -301,6 +301,72 @@ __device__ __forceinline__ void store_inside(const float* sum, int rowBase, int 
   }
 }
 
+// The epilogue through shared memory, for TMA stores of the tile: `staging` holds this
+// warpgroup's 64 rows of the tile as BN / 32 boxes of [64 rows][32 columns] under the 128-byte
+// swizzle (16-byte chunk q of row r at q ^ r % 8), as a map with boxes of 64 x 32 lays them out;
+// the 8 rows a warp writes at once land on distinct chunks (two wavefronts, no more).
+//   staging  [BN / 32][64][32] floats, 1024-byte aligned
+// Element (r, c) of the thread's pairs, i and j as in the fragment: its place in `staging`.
+template <int BN>
+__device__ __forceinline__ float2* staged_pair(float* staging, int i, int j) {
+  const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+  const int r = warp * 16 + i * 8 + lane / 4;  // in the warpgroup's 64 rows; r % 8 == lane / 4
+  const int chunk = (2 * (j % 4) + lane % 4 / 2) ^ (lane / 4);
+  return reinterpret_cast<float2*>(staging + j / 4 * 64 * 32 + r * 32 + chunk * 4 + 2 * (lane % 2));
+}
+
+// store_inside's values, staged: no test per element (the tile is inside C, unflagged, finite).
+template <int BN>
+__device__ __forceinline__ void stage_inside(const float* sum, int rowBase, int blockCol,
+                                             float alpha, float beta, const float* C, int ldc,
+                                             float* staging) {
+  const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    const float* c = C + static_cast<long long>(rowBase + warp * 16 + i * 8 + lane / 4) * ldc +
+                     blockCol + 2 * (lane % 4);
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+      float2 out = make_float2(alpha * sum[4 * j + 2 * i], alpha * sum[4 * j + 2 * i + 1]);
+      if (beta != 0.f) {  // BLAS semantics: with beta == 0, C is not read (it may hold NaN)
+        const float2 old = *reinterpret_cast<const float2*>(c + 8 * j);
+        out.x += beta * old.x, out.y += beta * old.y;
+      }
+      *staged_pair<BN>(staging, i, j) = out;
+    }
+  }
+}
+
+// store_fragment's values, staged, each element tested as store_guarded tests it. Elements
+// outside C are staged too (the stores drop them) but never take the guard path.
+template <int BN>
+__device__ __forceinline__ void stage_guarded(const float* sum, int rowBase, int blockRow,
+                                              int blockCol, const int* rowGuard,
+                                              const int* colGuard, int M, int N, int K, float alpha,
+                                              const float* A, int lda, const float* B, int ldb,
+                                              float beta, const float* C, int ldc, float* staging) {
+  const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    const int row = rowBase + warp * 16 + i * 8 + lane / 4;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+      const int col = blockCol + j * 8 + 2 * (lane % 4);
+      float v[2] = {sum[4 * j + 2 * i], sum[4 * j + 2 * i + 1]};
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const bool inside = row < M && col + h < N;
+        if (inside && (rowGuard[row - blockRow] || colGuard[col - blockCol + h] || !isfinite(v[h])))
+          v[h] = fp32_dot(A, lda, B, ldb, K, row, col + h);
+        v[h] = alpha * v[h];
+        if (beta != 0.f && inside)
+          v[h] = v[h] + beta * C[static_cast<long long>(row) * ldc + col + h];
+      }
+      *staged_pair<BN>(staging, i, j) = make_float2(v[0], v[1]);
+    }
+  }
+}
+
 // The epilogue of both kernels, straight from the wgmma fragment of one warpgroup: its rows
 // start at `rowBase` of C (64 of them), its columns at `blockCol` (BN); each thread holds pairs
 // of adjacent columns, sum[4j + 2i + c] = C[rowBase + 16warp + lane/4 + 8i][blockCol + 8j +
