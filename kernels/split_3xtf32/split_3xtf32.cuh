@@ -278,12 +278,13 @@ __device__ __forceinline__ bool all_finite(const float* sum) {
   return !(bad[0] | bad[1] | bad[2] | bad[3] | bad[4] | bad[5] | bad[6] | bad[7]);
 }
 
-// store_fragment for a thread whose 64 elements need no test: its warp's rows and the tile's
-// columns lie inside C, none of them is flagged, its sums are finite, and C takes 64-bit stores.
-// A row's address once, the pairs at fixed offsets from it; the same arithmetic as store_pair.
-template <int BN>
-__device__ __forceinline__ void store_inside(const float* sum, int rowBase, int blockCol,
-                                             float alpha, float beta, float* C, int ldc) {
+// A thread's 64 values where none needs a test: its warp's rows and the tile's columns lie
+// inside C, none of them is flagged, its sums are finite. put(i, j, at, pair) takes each pair of
+// the fragment, at its place in C (the arithmetic of store_pair; C read only where beta != 0).
+template <int BN, typename Put>
+__device__ __forceinline__ void inside_pairs(const float* sum, int rowBase, int blockCol,
+                                             float alpha, float beta, float* C, int ldc,
+                                             Put&& put) {
   const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
@@ -296,9 +297,18 @@ __device__ __forceinline__ void store_inside(const float* sum, int rowBase, int 
         const float2 old = *reinterpret_cast<const float2*>(c + 8 * j);
         out.x += beta * old.x, out.y += beta * old.y;
       }
-      *reinterpret_cast<float2*>(c + 8 * j) = out;
+      put(i, j, c + 8 * j, out);
     }
   }
+}
+
+// store_fragment for such a thread, where C takes 64-bit stores: a row's address once, the pairs
+// at fixed offsets from it.
+template <int BN>
+__device__ __forceinline__ void store_inside(const float* sum, int rowBase, int blockCol,
+                                             float alpha, float beta, float* C, int ldc) {
+  inside_pairs<BN>(sum, rowBase, blockCol, alpha, beta, C, ldc,
+                   [](int, int, float* at, float2 pair) { *reinterpret_cast<float2*>(at) = pair; });
 }
 
 // The epilogue through shared memory, for TMA stores of the tile: `staging` holds this
@@ -306,7 +316,7 @@ __device__ __forceinline__ void store_inside(const float* sum, int rowBase, int 
 // swizzle (16-byte chunk q of row r at q ^ r % 8), as a map with boxes of 64 x 32 lays them out;
 // the 8 rows a warp writes at once land on distinct chunks (two wavefronts, no more).
 //   staging  [BN / 32][64][32] floats, 1024-byte aligned
-// Element (r, c) of the thread's pairs, i and j as in the fragment: its place in `staging`.
+// Pair (i, j) of the thread's fragment (as store_fragment numbers them): its place in `staging`.
 template <int BN>
 __device__ __forceinline__ float2* staged_pair(float* staging, int i, int j) {
   const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
@@ -315,26 +325,14 @@ __device__ __forceinline__ float2* staged_pair(float* staging, int i, int j) {
   return reinterpret_cast<float2*>(staging + j / 4 * 64 * 32 + r * 32 + chunk * 4 + 2 * (lane % 2));
 }
 
-// store_inside's values, staged: no test per element (the tile is inside C, unflagged, finite).
+// store_inside's values, staged.
 template <int BN>
 __device__ __forceinline__ void stage_inside(const float* sum, int rowBase, int blockCol,
-                                             float alpha, float beta, const float* C, int ldc,
+                                             float alpha, float beta, float* C, int ldc,
                                              float* staging) {
-  const int warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
-#pragma unroll
-  for (int i = 0; i < 2; ++i) {
-    const float* c = C + static_cast<long long>(rowBase + warp * 16 + i * 8 + lane / 4) * ldc +
-                     blockCol + 2 * (lane % 4);
-#pragma unroll
-    for (int j = 0; j < BN / 8; ++j) {
-      float2 out = make_float2(alpha * sum[4 * j + 2 * i], alpha * sum[4 * j + 2 * i + 1]);
-      if (beta != 0.f) {  // BLAS semantics: with beta == 0, C is not read (it may hold NaN)
-        const float2 old = *reinterpret_cast<const float2*>(c + 8 * j);
-        out.x += beta * old.x, out.y += beta * old.y;
-      }
-      *staged_pair<BN>(staging, i, j) = out;
-    }
-  }
+  inside_pairs<BN>(
+      sum, rowBase, blockCol, alpha, beta, C, ldc,
+      [&](int i, int j, float*, float2 pair) { *staged_pair<BN>(staging, i, j) = pair; });
 }
 
 // store_fragment's values, staged, each element tested as store_guarded tests it. Elements

@@ -9,6 +9,11 @@ share:
     bench_geomean(json, rung)       '176.4%': the geometric mean of its % over the shapes it ran
     best_path_worst(txt)            '0.975× (span=16 at 4096³)': the one call's worst row against
                                     its best path (experiments/one_call/best_path.sh's table)
+    batched(txt, case)              '1.42×': cuBLAS's time over ours on a case of a committed
+                                    sgemm_batched_bench run (its JSON lines)
+    batched_geomean(txt)            '1.42×': their geometric mean over the suite's cases; a file
+                                    of runs on several inputs gives the least and the most,
+                                    '1.46–1.47×'
     h100_docs(quoted)               the rung docs that cite an H100 (in prose, or only in
                                     the kernel comments they quote)
 
@@ -154,6 +159,31 @@ def best_path_worst(rel):
         raise ladder.Error(f"{rel} has no rows of rung 18 over its best path")
     inputs, shape, *_, ratio = min(rows, key=lambda r: float(r[5]))
     return f"{ratio}× ({inputs} at {shape.split('x')[0]}³)"
+
+
+def _batched_rows(rel):
+    rows = [json.loads(line) for line in read_text(rel).splitlines() if line.startswith("{")]
+    if not rows:
+        raise ladder.Error(f"{rel} has no JSON lines of sgemm_batched_bench")
+    return rows
+
+
+def batched(rel, case):
+    """cuBLAS's time over ours on `case`, its first run in the file."""
+    for row in _batched_rows(rel):
+        if row["case"] == case:
+            return f"{row['ratio']:.2f}×"
+    raise ladder.Error(f"{rel} has no case {case}")
+
+
+def batched_geomean(rel):
+    """The geometric mean of the suite's ratios, per run on one kind of inputs."""
+    runs = {}
+    for row in _batched_rows(rel):
+        if row["suite"]:
+            runs.setdefault(row.get("inputs", "uniform"), []).append(math.log(row["ratio"]))
+    means = sorted(f"{math.exp(sum(v) / len(v)):.2f}" for v in runs.values())
+    return f"{means[0]}×" if means[0] == means[-1] else f"{means[0]}–{means[-1]}×"
 
 
 def rung_docs():
