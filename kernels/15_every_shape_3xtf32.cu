@@ -203,9 +203,27 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
   const int wg = threadIdx.x / 128;  // consumer warpgroup: rows wg*WGM .. of the block tile
   const int lane = threadIdx.x % 32;
   // The tile's guard flags, in shared memory rather than one global load per element in the
-  // epilogue: rows of A, then columns of B (the consumers are BM + BN threads).
+  // epilogue: rows of A, then columns of B (the consumers are BM + BN threads). kBatched: tile
+  // t's in buffer t % 2, each thread's loaded a tile ahead (hiding the latency), and no barrier
+  // at a tile's start: the last tile's epilogue reads the other buffer, and this one's last
+  // readers (tile t - 2's) finished before the vote of tile t - 1 that this thread passed.
   static_assert(128 * T::kConsumers >= BM + BN, "a consumer thread per flag");
-  __shared__ int rowGuard[BM], colGuard[BN];
+  constexpr int kGuardBuffers = kBatched ? 2 : 1;
+  __shared__ int rowGuards[kGuardBuffers][BM], colGuards[kGuardBuffers][BN];
+  static_assert(
+      T::kSharedBytes + sizeof(rowGuards) + sizeof(colGuards) + 2 * STAGES * 8 <= 227 * 1024,
+      "the ring, C's staging, the flags and the mbarriers fit in the 227 KiB of "
+      "shared memory a block may have");
+  // kBatched: the pre-pass's flag this thread copies for tile u (a column of B's; a row of A's
+  // unless the split sees A's rows itself).
+  auto flag_of = [&](int u) {
+    const int2 origin = origin_of(u);
+    const int* flags = guard + static_cast<long long>(problem_of(u)) * (M + N);
+    const int row = origin.x + static_cast<int>(threadIdx.x), col = row - origin.x - BM + origin.y;
+    if (threadIdx.x < BM) return !kSplitsA && row < M ? flags[row] : 0;
+    return threadIdx.x < BM + BN && col < N ? flags[M + col] : 0;
+  };
+  int nextFlag = kBatched && myTiles > 0 ? flag_of(0) : 0;
   // acc[4j + 2i + c] = C[blockRow + wg*WGM + 16warp + lane/4 + 8i][blockCol + 8j + 2(lane%4) + c]
   // (the wgmma fragment): the tensor cores' sum over the current chunk of K. sum[]: the FP32
   // sum of the chunks before it, in the same layout.
@@ -235,9 +253,20 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
 
   int t = 0;
   for (; t < myTiles; ++t) {
-    {
+    int* rowGuard = rowGuards[t % kGuardBuffers];
+    int* colGuard = colGuards[t % kGuardBuffers];
+    if constexpr (kBatched) {
+      // (kSplitsA: the rows' flags are the split's, which each warp writes for its own rows
+      // after its products; a write here could land after one of those.)
+      if (threadIdx.x < BM) {
+        if (!kSplitsA) rowGuard[threadIdx.x] = nextFlag;
+      } else if (threadIdx.x < BM + BN) {
+        colGuard[threadIdx.x - BM] = nextFlag;
+      }
+      if (t + 1 < myTiles) nextFlag = flag_of(t + 1);
+    } else {
       const int2 origin = origin_of(t);  // (recomputed for the epilogue: registers are scarce)
-      const int* flags = guard + (kBatched ? static_cast<long long>(problem_of(t)) * (M + N) : 0);
+      const int* flags = guard;
       sync_role(1, 128 * T::kConsumers);  // the last tile's epilogue is done with the flags
       if (threadIdx.x < BM)
         rowGuard[threadIdx.x] = origin.x + threadIdx.x < M ? flags[origin.x + threadIdx.x] : 0;
@@ -340,6 +369,7 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
   if (!kSlices) return;
   const int2 origin = origin_of(0);
   const int blockRow = origin.x, blockCol = origin.y;
+  int *rowGuard = rowGuards[0], *colGuard = colGuards[0];  // (one problem: one buffer)
 
   // Slices: the partial tile P (BM, kPitch), row-major in the ring, which both warpgroups are
   // done reading (and no copy is in flight: every fill was waited for). The pitch of BN + 8
