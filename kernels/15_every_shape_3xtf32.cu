@@ -244,8 +244,8 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
     const uint8_t* a = stage + wg * T::WGM * T::kSpan;  // this warpgroup's rows of A_hi (or A)
     const uint8_t* b = stage + T::kBoxesA * T::kBoxBytesA;
     if constexpr (kSplitsA)
-      mma_stage_split_a<BN, BK, T::kSpan, kTransposed>(acc, a, b, b + T::kBoxBytesB, accumulate,
-                                                       seen);
+      mma_stage_split_a<BN, BK, T::kSpan, kTransposed, kBatched>(acc, a, b, b + T::kBoxBytesB,
+                                                                 accumulate, seen);
     else
       mma_stage<BN, BK, T::kSpan>(acc, a, a + T::kBoxBytesA, b, b + T::kBoxBytesB, accumulate);
     fence_accumulators(acc);
@@ -306,7 +306,7 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
       int any = 0;
 #pragma unroll
       for (int i = 0; i < 2; ++i) {
-        const int flag = seen.flag(i);
+        const int flag = seen.template flag<kBatched>(i);
         if (lane % 4 == 0) rowGuard[first + 8 * i] = flag;
         any |= flag;
       }

@@ -88,10 +88,16 @@ __device__ __forceinline__ void split(float x, float* hi, float* lo) {
 // split() on the bits, for the main kernel's A: for every finite x the same hi and lo (cvt.rna
 // is this add of half a TF32 step and the clearing of 13 bits), in 7 instructions instead of
 // about 12. Inf and NaN give other bits: their rows take the guard path, which does not read them.
+// kRoundsAll (a batch's kernels): every x rounded, 5 instructions; from kTf32RoundsToInf up hi
+// is then Inf, and RowsSeen's flag<true> flags those rows too (values within 2^-12 of FLT_MAX).
+// (One problem's kernels keep the 7 of the ladder's measured SASS until they are measured.)
+constexpr unsigned kRoundsToInfBits = 0x7f7ff000u;  // kTf32RoundsToInf
+template <bool kRoundsAll = false>
 __device__ __forceinline__ void split_finite(float x, uint32_t* hi, uint32_t* lo) {
   const uint32_t bits = __float_as_uint(x);
-  const uint32_t h = (bits + ((bits & 0x7fffffffu) < 0x7f7ff000u ? 0x1000u : 0u)) & 0xffffe000u;
-  *hi = h;  // (from 0x1.ffep127 = 0x7f7ff000 up, cut: rounding would overflow)
+  const uint32_t h =
+      (bits + (kRoundsAll || (bits & 0x7fffffffu) < kRoundsToInfBits ? 0x1000u : 0u)) & 0xffffe000u;
+  *hi = h;  // (otherwise, from 0x1.ffep127 up, cut: rounding would overflow)
   *lo = (__float_as_uint(x - __uint_as_float(h)) + 0x1000u) & 0xffffe000u;
 }
 
@@ -460,6 +466,7 @@ __device__ __forceinline__ void mma_stage(float (&acc)[BN / 2], const uint8_t* a
 // does not read A at all: over a thread's elements of its two rows (row, row + 8), the least
 // magnitude - 1 and the greatest magnitude, as FP32 bits (three instructions an element).
 // needs_guard holds for one of them exactly when lowest < 2^-114 - 1 or highest >= Inf.
+// kRoundsAll (split_finite's): the flag also holds from kTf32RoundsToInf up.
 struct RowsSeen {
   uint32_t lowest[2] = {~0u, ~0u}, highest[2] = {0u, 0u};
   __device__ __forceinline__ void see(int i, float x) {
@@ -468,8 +475,10 @@ struct RowsSeen {
     highest[i] = max(highest[i], magnitude);
   }
   // Row i's flag for the whole row: the four lanes that hold a row (lane / 4) agree.
+  template <bool kRoundsAll = false>
   __device__ __forceinline__ int flag(int i) const {
-    int f = lowest[i] < kSmallestExactSplit - 1u || highest[i] >= kInfinity;
+    int f = lowest[i] < kSmallestExactSplit - 1u ||
+            highest[i] >= (kRoundsAll ? kRoundsToInfBits : kInfinity);
     f |= __shfl_xor_sync(~0u, f, 1);
     return f | __shfl_xor_sync(~0u, f, 2);
   }
@@ -486,7 +495,7 @@ struct RowsSeen {
 // group issued just before keeps the tensor cores busy.
 // kMajorM: aPlane holds the 64 rows as two boxes of 32, each [BK][32 rows] with the rows
 // contiguous (B^T, as TMA reads it from a row-major B), chunk q of k-row k at q ^ k % 8.
-template <int BN, int BK, int kSpan, bool kMajorM = false>
+template <int BN, int BK, int kSpan, bool kMajorM = false, bool kRoundsAll = false>
 __device__ __forceinline__ void mma_stage_split_a(float (&acc)[BN / 2], const uint8_t* aPlane,
                                                   const uint8_t* bHiPlane, const uint8_t* bLoPlane,
                                                   int accumulate, RowsSeen& seen) {
@@ -513,7 +522,7 @@ __device__ __forceinline__ void mma_stage_split_a(float (&acc)[BN / 2], const ui
         const float x =
             load_shared(base + (kMajorM ? (16 * half + 8 * step) * kSpan + majorM[v]
                                         : r * kSpan + ((k / 4 ^ r % 8) * 16) + k % 4 * 4));
-        split_finite(x, &hi[half][step][v], &lo[half][step][v]);
+        split_finite<kRoundsAll>(x, &hi[half][step][v], &lo[half][step][v]);
         seen.see(v % 2, x);
       }
     fence_accumulators(acc);
