@@ -188,7 +188,8 @@ FRAGMENT = (r"const int r = row \+ 8 \* \(v % 2\), "
             r"k = 16 \* half \+ 8 \* step \+ lane % 4 \+ 4 \* \(v / 2\);")
 ADDRESS = r"r \* kSpan \+ \(\(k / 4 \^ r % 8\) \* 16\) \+ k % 4 \* 4"
 ROW = r"row = threadIdx\.x / 32 % 4 \* 16 \+ lane / 4;"
-SPLIT = r"\(bits \+ \(\(bits & 0x7fffffffu\) < 0x7f7ff000u \? 0x1000u : 0u\)\) & 0xffffe000u"
+SPLIT = (r"\(bits \+ \(kRoundsAll \|\| \(bits & 0x7fffffffu\) < kRoundsToInfBits \? 0x1000u : 0u\)\) "
+         r"&\s+0xffffe000u")
 
 
 def split_a(root):
