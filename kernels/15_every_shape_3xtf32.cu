@@ -219,7 +219,8 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
   auto flag_of = [&](int u) {
     const int2 origin = origin_of(u);
     const int* flags = guard + static_cast<long long>(problem_of(u)) * (M + N);
-    const int row = origin.x + static_cast<int>(threadIdx.x), col = row - origin.x - BM + origin.y;
+    const int row = origin.x + static_cast<int>(threadIdx.x);       // (threadIdx.x < BM)
+    const int col = origin.y + static_cast<int>(threadIdx.x) - BM;  // (threadIdx.x >= BM)
     if (threadIdx.x < BM) return !kSplitsA && row < M ? flags[row] : 0;
     return threadIdx.x < BM + BN && col < N ? flags[M + col] : 0;
   };
@@ -265,14 +266,13 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
       }
       if (t + 1 < myTiles) nextFlag = flag_of(t + 1);
     } else {
-      const int2 origin = origin_of(t);  // (recomputed for the epilogue: registers are scarce)
-      const int* flags = guard;
+      const int2 origin = origin_of(t);   // (recomputed for the epilogue: registers are scarce)
       sync_role(1, 128 * T::kConsumers);  // the last tile's epilogue is done with the flags
       if (threadIdx.x < BM)
-        rowGuard[threadIdx.x] = origin.x + threadIdx.x < M ? flags[origin.x + threadIdx.x] : 0;
+        rowGuard[threadIdx.x] = origin.x + threadIdx.x < M ? guard[origin.x + threadIdx.x] : 0;
       else if (BM + BN == 128 * T::kConsumers || threadIdx.x < BM + BN)  // (BN < 128: some idle)
         colGuard[threadIdx.x - BM] =
-            origin.y + threadIdx.x - BM < N ? flags[M + origin.y + threadIdx.x - BM] : 0;
+            origin.y + threadIdx.x - BM < N ? guard[M + origin.y + threadIdx.x - BM] : 0;
       sync_role(1, 128 * T::kConsumers);
     }
 
