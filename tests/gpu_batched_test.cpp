@@ -386,7 +386,7 @@ TEST_F(BatchedTest, EveryKernelWithinTheBoundAndAsCublas) {
   };
   for (BatchedKernel kernel :
        {BatchedKernel::rung15_batch, BatchedKernel::rung15_split_a, BatchedKernel::rung19_tiles,
-        BatchedKernel::rung17_ffma, BatchedKernel::ffma_tiles}) {
+        BatchedKernel::rung17_ffma, BatchedKernel::ffma_tiles, BatchedKernel::tf32_tiles}) {
     SCOPED_TRACE(to_string(kernel));
     for (const Size& z : {Size{3, 5, 16, 3}, Size{129, 65, 33, 2}, Size{64, 64, 64, 5},
                           Size{200, 72, 100, 2}, Size{300, 40, 136, 2}, Size{197, 40, 64, 3}})
@@ -416,6 +416,18 @@ TEST_F(BatchedTest, EveryKernelWithinTheBoundAndAsCublas) {
       one.M = 260, one.N = 48, one.K = 64, one.aligned = true, one.farStrides = 1LL << 46;
       const Operands in1(one);
       expect_within_bound(one, in1, run_strided(one, in1, nullptr, nullptr, kernel));
+    }
+    // Values below 2^-114 (a row of A in even problems, a column of B in odd ones), whose small
+    // TF32 part the tensor cores cannot hold: the 3xTF32 kernels' guard path sums them in FP32.
+    // And a batch of many problems, which the tf32 tiles walk several to a block.
+    for (const Size& z : {Size{70, 72, 40, 4}, Size{40, 70, 24, 600}}) {
+      Case tiny;
+      tiny.M = z.M, tiny.N = z.N, tiny.K = z.K, tiny.batch = z.batch, tiny.aligned = true;
+      Operands tin(tiny);
+      for (int i = 0; i < tiny.batch; ++i)
+        for (int k = 0; k < tiny.K; ++k)
+          (i % 2 ? tin.B[tiny.at(false, i, k, 5)] : tin.A[tiny.at(true, i, 3, k)]) *= 1e-36f;
+      expect_within_bound(tiny, tin, run_strided(tiny, tin, nullptr, nullptr, kernel));
     }
     for (int shape : {0, 1, 2}) {  // Inf, NaN and near-FLT_MAX operands against cuBLAS
       Case special;
