@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
       std::printf(
           "\n  --kernel NAME  one kernel on every case, not the call's choice: automatic (the\n"
           "                 default), rung15_batch, rung15_split_a, rung19_tiles, rung17_ffma,\n"
-          "                 ffma_tiles, tf32_tiles\n"
+          "                 ffma_tiles\n"
           "  --choice       the suite and smaller cases of each kind (outside the geometric\n"
           "                 mean), where the call's choice of kernel is made\n"
           "  --inputs D     what fills A and B (default uniform): %s\n"

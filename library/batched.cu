@@ -42,7 +42,6 @@
 #include "runtime/batch.h"      // Batch
 #include "runtime/device.h"     // multiprocessors
 #include "runtime/workspace.h"  // the transposed copies
-#include "tf32_batched.h"       // the tensor-core batched kernel for small problems
 
 namespace sgemm {
 namespace {
@@ -174,7 +173,6 @@ cudaError_t run_kernel(BatchedKernel kernel, const Gemm& g, const Batch& b, int 
     err = every_shape_3xtf32::launch_batched_split_a(g, b, n, stream);
   if (kernel == BatchedKernel::rung19_tiles) err = cluster_3xtf32::launch_batched(g, b, n, stream);
   if (kernel == BatchedKernel::rung17_ffma) err = cluster_splitk::launch_batched(g, b, n, stream);
-  if (kernel == BatchedKernel::tf32_tiles) err = launch_tf32_batched(g, b, n, stream);
   if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction) {
     // Not a Hopper, or no sm_90a code in the build: the FFMA tiles run on any GPU.
     if (kernel != BatchedKernel::ffma_tiles) cudaGetLastError();
@@ -286,8 +284,6 @@ const char* to_string(BatchedKernel kernel) {
       return "rung17_ffma";
     case BatchedKernel::ffma_tiles:
       return "ffma_tiles";
-    case BatchedKernel::tf32_tiles:
-      return "tf32_tiles";
   }
   return "?";
 }
@@ -315,9 +311,9 @@ Status gemm_strided_batched_on(BatchedKernel kernel, Layout layout, Op opA, Op o
                                const float* B, int ldb, long long strideB, float beta, float* C,
                                int ldc, long long strideC, int batch, cudaStream_t stream,
                                std::string* why) {
-  const bool threeTf32 =
-      kernel == BatchedKernel::rung15_batch || kernel == BatchedKernel::rung15_split_a ||
-      kernel == BatchedKernel::rung19_tiles || kernel == BatchedKernel::tf32_tiles;
+  const bool threeTf32 = kernel == BatchedKernel::rung15_batch ||
+                         kernel == BatchedKernel::rung15_split_a ||
+                         kernel == BatchedKernel::rung19_tiles;
   if (threeTf32 && K < 16)
     return fail(
         Status::bad_size,

@@ -19,14 +19,12 @@ enum class BatchedKernel {
   rung19_tiles,    // rung 19's 64 x 64 tiles, 3xTF32 (K >= 16)
   rung17_ffma,     // rung 17's FFMA tiles
   ffma_tiles,      // ffma_batched.cu: FFMA, 64 x 64 tiles, any GPU
-  tf32_tiles,      // tf32_batched.cu: 3xTF32 on mma.sync, 64 x 64 tiles walking problems (K >= 16)
 };
 
 // Every kernel, for lookups by name and for tests that run each.
 constexpr BatchedKernel kBatchedKernels[] = {
     BatchedKernel::automatic,    BatchedKernel::rung15_batch, BatchedKernel::rung15_split_a,
-    BatchedKernel::rung19_tiles, BatchedKernel::rung17_ffma,  BatchedKernel::ffma_tiles,
-    BatchedKernel::tf32_tiles};
+    BatchedKernel::rung19_tiles, BatchedKernel::rung17_ffma,  BatchedKernel::ffma_tiles};
 
 const char* to_string(BatchedKernel kernel);
 // The kernel of that name ("automatic", "rung15_batch", ...), or false.
