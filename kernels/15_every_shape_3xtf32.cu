@@ -123,8 +123,8 @@ __global__ void __launch_bounds__(Tile<BN, BK, STAGES, PROMOTE, kSplitsA>::kThre
   static_assert(!kBatched || (!kSlices && (kSplitsA || !kTransposed)),
                 "a batch: one slice; the pre-pass splits both operands, or the one the consumers "
                 "do not");
-  // A batch stores C's tiles through TMA where C allows a map (stagedC).
-  constexpr bool kStagedC = kBatched && !kTransposed;
+  // A batch whose consumers split A stores C's tiles through TMA where C allows a map (stagedC).
+  constexpr bool kStagedC = kBatched && kSplitsA && !kTransposed;
   using T = Tile<BN, BK, STAGES, PROMOTE, kSplitsA, kStagedC>;
   constexpr int BM = T::BM;
   // The ring, aligned to 1024 bytes: stage s holds [A_hi | A_lo | Bt_hi | Bt_lo] (kSplitsA:
@@ -763,34 +763,6 @@ cudaError_t run_fused_batch(const Gemm& g, const runtime::Batch& batch, int prob
                     : start(std::false_type{}, std::false_type{}));
 }
 
-// The stride the map of a batch's operand X (rows x `ld`, problems `stride` apart) is given:
-// with one problem, any stride BLAS accepts (0, or past all memory) reads only problem 0, so
-// the map's is one problem's extent.
-long long map_stride(int problems, int rows, int ld, long long stride) {
-  return problems > 1 ? stride : static_cast<long long>(rows) * ld;
-}
-
-// Whether the main kernel can read a batch's operand X itself through one tensor map of the
-// whole batch: strided (the host does not read pointer arrays), rows and problems 16-byte
-// aligned, each problem past the last one's rows (TMA's strides grow outward, below 2^40 bytes).
-bool fits_batch_map(const float* X, const float* const* array, int rows, int ld, long long stride,
-                    int problems) {
-  stride = map_stride(problems, rows, ld, stride);
-  return !array && aligned16(X, ld) && stride % 4 == 0 &&
-         stride >= static_cast<long long>(rows) * ld && stride < (1LL << 40) / 4;
-}
-
-// C through TMA stores where it allows a map of the batch (else the consumers store it) and its
-// rows are whole 16 bytes: a store writes the whole of the last 16 bytes it touches. Mk x Nk:
-// the kernel's C; boxes of `rows` rows by 32 columns, the staging's layout.
-bool staged_c_map(CUtensorMap* map, const Gemm& g, const runtime::Batch& batch, int Mk, int Nk,
-                  int problems, int rows) {
-  return Nk % 4 == 0 && fits_batch_map(g.C, batch.C, Mk, g.ldc, batch.strideC, problems) &&
-         runtime::make_batch_tensor_map(map, g.C, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, problems, Mk,
-                                        Nk, g.ldc, map_stride(problems, Mk, g.ldc, batch.strideC),
-                                        rows, 32, CU_TENSOR_MAP_SWIZZLE_128B) == cudaSuccess;
-}
-
 // A batch on rung 14's pre-pass path: every problem split in one launch
 // (split_3xtf32/batch_prepass.cuh), then the main kernel over every problem's tiles, at most
 // one block per SM, each walking tiles problem after problem (its producer loads the next
@@ -798,10 +770,10 @@ bool staged_c_map(CUtensorMap* map, const Gemm& g, const runtime::Batch& batch, 
 // batch, the fused kernel runs, which needs none.
 cudaError_t run_prepass_batch(const Gemm& g, const runtime::Batch& batch, int problems, int sms,
                               cudaStream_t stream) {
-  // A ring of 2 stages of 64 KiB (A_hi, A_lo, Bt_hi, Bt_lo) beside C's 64 KiB.
+  // A ring of 3 stages of 64 KiB (A_hi, A_lo, Bt_hi, Bt_lo), as run_prepass's with both planes.
   //                BN  BK STAGES PROMOTE
-  using T = Tile<128, 32, 2, kPromote, false, true>;  // the kernel's (kStagedC)
-  constexpr auto kernel = sgemm_every_shape_3xtf32<128, 32, 2, kPromote, false, false, false, true>;
+  using T = Tile<128, 32, 3, kPromote>;
+  constexpr auto kernel = sgemm_every_shape_3xtf32<128, 32, 3, kPromote, false, false, false, true>;
   const long long tiles =
       static_cast<long long>((g.M + T::BM - 1) / T::BM) * ((g.N + 127) / 128) * problems;
   const long long rows = static_cast<long long>(problems) * (tile_rows(g.M) + tile_rows(g.N));
@@ -817,14 +789,29 @@ cudaError_t run_prepass_batch(const Gemm& g, const runtime::Batch& batch, int pr
     err = split_maps<T::BM, 128, 32>(&maps, b.s, static_cast<int>(problems * b.Mp),
                                      static_cast<int>(problems * b.Np), g.K);
   if (err != cudaSuccess) return err;
-  CUtensorMap mapC{};
-  const bool stagedC = staged_c_map(&mapC, g, batch, g.M, g.N, problems, T::WGM);
   kernel<<<static_cast<unsigned>(std::min<long long>(tiles, sms)), T::kThreads, T::kSharedBytes,
            stream>>>(g.M, g.N, g.K, g.alpha, maps.Ahi, maps.Alo, maps.Bhi, maps.Blo, b.s.guard, g.A,
                      g.lda, g.B, g.ldb, g.beta, g.C, g.ldc,
                      aligned8(g.C) && g.ldc % 2 == 0 && !batch.C && batch.strideC % 2 == 0, 8, g.K,
-                     nullptr, batch, problems, mapC, stagedC);
+                     nullptr, batch, problems, CUtensorMap{}, false);
   return cudaGetLastError();
+}
+
+// The stride the map of a batch's operand X (rows x `ld`, problems `stride` apart) is given:
+// with one problem, any stride BLAS accepts (0, or past all memory) reads only problem 0, so
+// the map's is one problem's extent.
+long long map_stride(int problems, int rows, int ld, long long stride) {
+  return problems > 1 ? stride : static_cast<long long>(rows) * ld;
+}
+
+// Whether the main kernel can read a batch's operand X itself through one tensor map of the
+// whole batch: strided (the host does not read pointer arrays), rows and problems 16-byte
+// aligned, each problem past the last one's rows (TMA's strides grow outward, below 2^40 bytes).
+bool fits_batch_map(const float* X, const float* const* array, int rows, int ld, long long stride,
+                    int problems) {
+  stride = map_stride(problems, rows, ld, stride);
+  return !array && aligned16(X, ld) && stride % 4 == 0 &&
+         stride >= static_cast<long long>(rows) * ld && stride < (1LL << 40) / 4;
 }
 
 // A batch whose larger operand the main kernel splits itself (kSplitsA), as run_prepass does
@@ -868,8 +855,15 @@ cudaError_t run_split_a_batch(const Gemm& g, const runtime::Batch& batch, int pr
     if (err == cudaSuccess)
       err = runtime::make_tensor_map(map, plane, kFloat, rows, g.K, b.s.Kp, BN, 32, kSwizzle);
   if (err != cudaSuccess) return err;
-  CUtensorMap mapC{};  // (kTransposed: the consumers store C^T)
-  const bool stagedC = !kTransposed && staged_c_map(&mapC, g, batch, Mk, Nk, problems, T::WGM);
+  // C through TMA stores where it allows a map of the batch (else the consumers store it) and
+  // its rows are whole 16 bytes: a store writes the whole of the last 16 bytes it touches.
+  CUtensorMap mapC{};
+  const bool stagedC =
+      !kTransposed && Nk % 4 == 0 &&
+      fits_batch_map(g.C, batch.C, Mk, g.ldc, batch.strideC, problems) &&
+      runtime::make_batch_tensor_map(&mapC, g.C, kFloat, problems, Mk, Nk, g.ldc,
+                                     map_stride(problems, Mk, g.ldc, batch.strideC), T::WGM, 32,
+                                     kSwizzle) == cudaSuccess;
   kernel<<<static_cast<unsigned>(std::min<long long>(tiles, sms)), T::kThreads, T::kSharedBytes,
            stream>>>(Mk, Nk, g.K, g.alpha, maps.Ahi, maps.Alo, maps.Bhi, maps.Blo, b.s.guard, g.A,
                      g.lda, g.B, g.ldb, g.beta, g.C, g.ldc,
