@@ -64,6 +64,10 @@ const std::vector<Case> kCases = {
     {"qk_1024x256x256x64", 1024, 256, 256, 64, CUBLAS_OP_N, CUBLAS_OP_T, false},
     {"pv_1024x256x64x256", 1024, 256, 64, 256, CUBLAS_OP_N, CUBLAS_OP_N, false},
     {"pv_512x2048x128x2048", 512, 2048, 128, 2048, CUBLAS_OP_N, CUBLAS_OP_N, false},
+    // Problems whose tiles fill the GPU: one launch for the batch, or the one call per problem.
+    {"4x3072^3", 4, 3072, 3072, 3072, CUBLAS_OP_N, CUBLAS_OP_N, false},
+    {"2x4096^3", 2, 4096, 4096, 4096, CUBLAS_OP_N, CUBLAS_OP_N, false},
+    {"2x8192^3", 2, 8192, 8192, 8192, CUBLAS_OP_N, CUBLAS_OP_N, false},
 };
 
 void cublas_check(cublasStatus_t s, const char* what) {

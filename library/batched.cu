@@ -7,10 +7,11 @@
 //  2. One GEMM in disguise (strided form): A's problems contiguous (strideA == M * lda, op N), B
 //     shared (strideB == 0), C's contiguous (strideC == M * ldc): the one call, once, on the
 //     stacked (batch * M) x N x K problem, which it runs as it would any one problem.
-//  3. Large problems (strided form): where one problem's 128 x 128 tiles fill the GPU (at least
-//     one per SM: 132 on an H100), the one call per problem, queued on the stream one after the
-//     other. A launch per problem then costs a few microseconds beside a product of >= 0.5 ms,
-//     and each problem gets the one call's full choice (rung 16's Ozaki path from ~2048^3).
+//  3. Large problems (strided form): where one problem's 128 x 128 tiles fill the GPU
+//     kOwnCallWaves times (once where rung 15's batch does not run: off Hopper the batch would
+//     be the FFMA tiles'), the one call per problem, queued on the stream one after the other.
+//     A launch per problem then costs a few microseconds beside a product of a millisecond or
+//     more, and each problem gets the one call's full choice (rung 16's Ozaki path at 8192^3).
 //  4. Otherwise one launch for the whole batch (per 65535 problems), the kernels finding each
 //     problem's operands as kernels/runtime/batch.h says, on the kernel measured fastest on
 //     problems of its kind (kernel_for below; each is named in batched_kernels.h): rung 15's
@@ -151,6 +152,21 @@ Status scale_batch(const BatchView& v, int batch, cudaStream_t stream, std::stri
     if (err != cudaSuccess) return cuda_failure(err, "C = beta * C failed", why);
   }
   return Status::ok;
+}
+
+// Rule 3's bound on Hopper, in waves of tiles a problem. Measured (NVIDIA H200,
+// experiments/batched, ninth step), rung 15's batch in one launch against the one call per
+// problem: faster by 6-7% at 8 x 2048^3 and 4 x 3072^3 (1.9 and 4.4 waves a problem), slower by
+// 3% at 2 x 4096^3 (7.8) and by 19% at 2 x 8192^3 (rung 16 takes those problems alone).
+constexpr int kOwnCallWaves = 6;
+
+// Whether rung 15's batch runs here: a Hopper GPU, and a build with its sm_90a code.
+bool batches_run_on_tensor_cores() {
+#ifdef SGEMM_SM90A_BUILT
+  return runtime::require_sm90() == cudaSuccess;
+#else
+  return false;
+#endif
 }
 
 // Rule 4's choice: the kernel that ran fastest, of the five, on each measured case of its kind
@@ -371,7 +387,8 @@ Status gemm_strided_batched_on(BatchedKernel kernel, Layout layout, Op opA, Op o
   const cudaError_t err = runtime::multiprocessors(&sms);
   if (err != cudaSuccess) return cuda_failure(err, "cannot count the GPU's multiprocessors", why);
   const long long tiles = static_cast<long long>((g.M + 127) / 128) * ((g.N + 127) / 128);
-  if (tiles >= sms) {  // rule 3
+  const int waves = batches_run_on_tensor_cores() ? kOwnCallWaves : 1;
+  if (tiles >= static_cast<long long>(waves) * sms) {  // rule 3
     for (long long i = 0; i < batch; ++i) {
       s = launch(one_call_rung(), operation,
                  Gemm{M, N, K, alpha, A + i * strideA, lda, B + i * strideB, ldb, beta,

@@ -223,15 +223,15 @@ TEST_F(BatchedTest, SharedOperandsStrideZero) {
 }
 
 // Each rule of library/batched.cu: the stacked problem (row-major, A's problems contiguous, B
-// shared, C contiguous, and its column-major mirror), the loop of problems that fill the GPU, the
-// FFMA kernel (K < 16, small problems), a batch longer than one grid's 65535.
+// shared, C contiguous, and its column-major mirror), the loop of problems that fill the GPU
+// several times, the FFMA kernel (K < 16, small problems), a batch longer than one grid's 65535.
 TEST_F(BatchedTest, EveryRuleWithinTheBound) {
   std::vector<Case> cases;
   Case stacked;
   stacked.M = 100, stacked.N = 96, stacked.K = 48, stacked.batch = 6, stacked.shareB = true;
   cases.push_back(stacked);  // strideA = M * lda + 3: not stacked
-  Case large;
-  large.M = 1536, large.N = 1536, large.K = 32, large.batch = 2, large.opB = Op::T;
+  Case large;                // 31 x 31 tiles: past rule 3's six waves of 132 SMs
+  large.M = 3850, large.N = 3842, large.K = 20, large.batch = 2, large.opB = Op::T;
   cases.push_back(large);
   Case shortK;
   shortK.M = 200, shortK.N = 300, shortK.K = 9, shortK.batch = 3, shortK.layout = Layout::col_major;
