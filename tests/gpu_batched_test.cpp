@@ -388,8 +388,10 @@ TEST_F(BatchedTest, EveryKernelWithinTheBoundAndAsCublas) {
        {BatchedKernel::rung15_batch, BatchedKernel::rung15_split_a, BatchedKernel::rung19_tiles,
         BatchedKernel::rung17_ffma, BatchedKernel::ffma_tiles}) {
     SCOPED_TRACE(to_string(kernel));
-    for (const Size& z : {Size{3, 5, 16, 3}, Size{129, 65, 33, 2}, Size{64, 64, 64, 5},
-                          Size{200, 72, 100, 2}, Size{300, 40, 136, 2}, Size{197, 40, 64, 3}})
+    // (Up to 32 x 32, the FFMA tiles take four problems a block: 3 and 9 leave some idle.)
+    for (const Size& z :
+         {Size{3, 5, 16, 3}, Size{32, 32, 32, 9}, Size{17, 30, 50, 6}, Size{129, 65, 33, 2},
+          Size{64, 64, 64, 5}, Size{200, 72, 100, 2}, Size{300, 40, 136, 2}, Size{197, 40, 64, 3}})
       for (Layout layout : {Layout::row_major, Layout::col_major})
         for (Op op : {Op::N, Op::T})
           for (bool aligned : {false, true}) {
@@ -429,7 +431,7 @@ TEST_F(BatchedTest, EveryKernelWithinTheBoundAndAsCublas) {
           (i % 2 ? tin.B[tiny.at(false, i, k, 5)] : tin.A[tiny.at(true, i, 3, k)]) *= 1e-36f;
       expect_within_bound(tiny, tin, run_strided(tiny, tin, nullptr, nullptr, kernel));
     }
-    for (int shape : {0, 1, 2}) {  // Inf, NaN and near-FLT_MAX operands against cuBLAS
+    for (int shape : {0, 1, 2, 3}) {  // Inf, NaN and near-FLT_MAX operands against cuBLAS
       Case special;
       special.layout = Layout::col_major, special.opB = Op::T;
       special.M = 96, special.N = 80, special.K = 48, special.batch = 3, special.beta = 1.f;
@@ -437,6 +439,8 @@ TEST_F(BatchedTest, EveryKernelWithinTheBoundAndAsCublas) {
         special.aligned = true, special.opB = Op::N, special.M = 200, special.N = 40;
       if (shape == 2)  // Q K^T's: the kernel splits B (its A, row-major) and TMA stores C
         special.aligned = true, special.opB = Op::N, special.M = 72, special.N = 100;
+      if (shape == 3)  // 32 x 32: four problems a block of the FFMA tiles
+        special.M = special.N = 32, special.K = 40, special.batch = 5;
       Operands sin(special);
       plant_specials(special, sin);
       expect_specials_as_cublas(special, cublas_strided(handle, special, sin),
