@@ -11,7 +11,7 @@ share:
                                     its best path (experiments/one_call/best_path.sh's table)
     batched(txt, case)              '1.42×': cuBLAS's time over ours on a case of a committed
                                     sgemm_batched_bench run (its JSON lines)
-    batched_geomean(txt)            '1.42×': their geometric mean over the suite's cases; a file
+    batched_geomean(txt)            '1.423×': their geometric mean over the suite's cases; a file
                                     of runs on several inputs gives the least and the most,
                                     '1.46–1.47×'
     h100_docs(quoted)               the rung docs that cite an H100 (in prose, or only in
@@ -182,7 +182,7 @@ def batched_geomean(rel):
     for row in _batched_rows(rel):
         if row["suite"]:
             runs.setdefault(row.get("inputs", "uniform"), []).append(math.log(row["ratio"]))
-    means = sorted(f"{math.exp(sum(v) / len(v)):.2f}" for v in runs.values())
+    means = sorted(f"{math.exp(sum(v) / len(v)):.3f}" for v in runs.values())
     return f"{means[0]}×" if means[0] == means[-1] else f"{means[0]}–{means[-1]}×"
 
 
