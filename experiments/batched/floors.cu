@@ -1,5 +1,6 @@
 // Build and run: experiments/batched/floors.sh (one GPU call), or by hand
-//   nvcc -O3 -std=c++17 -arch=sm_90a experiments/batched/floors.cu -o floors -lcublas
+//   nvcc -O3 -std=c++17 -arch=sm_90a -Iinclude -Ikernels experiments/batched/floors.cu \
+//     -o floors -lcublas
 //   ./floors 1024
 //
 // Where does 1024 x 64^3 lose its time? The FFMA tiles (library/ffma_batched.cu, 64 tile) took
@@ -26,6 +27,10 @@
 #include <cstdlib>
 #include <random>
 #include <vector>
+
+// The library's kernel itself (built here with -I include -I kernels), to time it in this
+// harness beside the specialized variants.
+#include "../../library/ffma_batched.cu"
 
 #define CHECK(x)                                                                     \
   do {                                                                               \
@@ -92,8 +97,30 @@ __device__ __forceinline__ unsigned warp_slot() {
 // TM x TN elements a thread, in groups of 4 rows (columns) spaced 256 / TM (256 / TN) apart, as
 // the library's kernel; kStep k a step, kStages steps in shared memory.
 // kP problems a block, each on its own threads and planes.
+// kGeneral adds the library kernel's generality, a bit each, with the shape, alpha and beta read
+// at run time (rt* below) so that nothing folds: kEpilogue C = alpha AB + beta C with bounds and
+// alignment tests; kRuntimeK the loop's length from K; kArrays the problem's pointers through
+// a test for pointer arrays; kZfill copies that may zero-fill, on the library's two paths.
+enum : int { kEpilogue = 1, kRuntimeK = 2, kArrays = 4, kZfill = 8 };
+__device__ int rtM = kN, rtN = kN, rtK = kN;
+__device__ float rtAlpha = 1.f, rtBeta = 0.f;
+__device__ const float* const* rtArrays = nullptr;
+
+__device__ __forceinline__ void copy4z(float* dst, const float* src, bool inside) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(
+                   static_cast<unsigned>(__cvta_generic_to_shared(dst))),
+               "l"(__cvta_generic_to_global(src)), "r"(inside ? 4 : 0)
+               : "memory");
+}
+__device__ __forceinline__ void copy16z(float* dst, const float* src, int bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
+                   static_cast<unsigned>(__cvta_generic_to_shared(dst))),
+               "l"(__cvta_generic_to_global(src)), "r"(bytes)
+               : "memory");
+}
+
 template <int TM, int TN, int kStep, int kStages, bool kPrefetch, bool kCompute, int kMinBlocks,
-          int kP = 1>
+          int kP = 1, int kGeneral = 0>
 __global__ void __launch_bounds__(kP*(kN / TM) * (kN / TN), kMinBlocks)
     tiles(const float* A, const float* B, float* C, long long sa, long long sb) {
   constexpr int kGridM = kN / TM, kGridN = kN / TN, kThreads = kGridM * kGridN;
@@ -112,15 +139,23 @@ __global__ void __launch_bounds__(kP*(kN / TM) * (kN / TN), kMinBlocks)
   extern __shared__ __align__(16) float smem[];  // kP * kStages * (kPlaneA + kPlaneB)
   float* const As = smem + p * kStages * kPlaneA;
   float* const Bs = smem + kP * kStages * kPlaneA + p * kStages * kPlaneB;
-  A += z * sa;
-  B += z * sb;
-  C += z * static_cast<long long>(kN * kN);
+  if (kGeneral & kArrays) {
+    A = rtArrays ? rtArrays[z] : A + z * sa;
+    B = rtArrays ? rtArrays[z] : B + z * sb;
+    C = rtArrays ? const_cast<float*>(rtArrays[z]) : C + z * static_cast<long long>(kN * kN);
+  } else {
+    A += z * sa;
+    B += z * sb;
+    C += z * static_cast<long long>(kN * kN);
+  }
+  const int M = kGeneral & kEpilogue ? rtM : kN, N = kGeneral & kEpilogue ? rtN : kN;
+  const int K = kGeneral & (kRuntimeK | kZfill) ? rtK : kN;
   if (kPrefetch) {  // one row of A or of B a thread, 256 bytes each
     for (int r = t; r < 2 * kN; r += kThreads)
       prefetch_l2(r < kN ? A + r * kN : B + (r - kN) * kN, kN * 4);
   }
   const int kA = t % kStep, rA = t / kStep, kB = t / (kN / 4), c4 = t % (kN / 4) * 4;
-  auto copy_step = [&](int stage, int k0) {
+  auto copy_plain = [&](int stage, int k0) {
 #pragma unroll
     for (int i = 0; i < kCopiesA; ++i)
       copy4(As + stage * kPlaneA + kA * kPadA + rA + kRowsApartA * i,
@@ -130,7 +165,28 @@ __global__ void __launch_bounds__(kP*(kN / TM) * (kN / TN), kMinBlocks)
       copy16(Bs + stage * kPlaneB + (kB + kRowsApartB * i) * kN + c4,
              B + (k0 + kB + kRowsApartB * i) * kN + c4);
   };
-  constexpr int kSteps = kN / kStep;
+  const auto copy_zfill = [&](int stage, int k0, bool all) {
+#pragma unroll
+    for (int i = 0; i < kCopiesA; ++i)
+      copy4z(As + stage * kPlaneA + kA * kPadA + rA + kRowsApartA * i,
+             A + (rA + kRowsApartA * i) * kN + k0 + kA,
+             all || (k0 + kA < K && rA + kRowsApartA * i < M));
+#pragma unroll
+    for (int i = 0; i < kCopiesB4; ++i)
+      copy16z(Bs + stage * kPlaneB + (kB + kRowsApartB * i) * kN + c4,
+              B + (k0 + kB + kRowsApartB * i) * kN + c4,
+              all || k0 + kB + kRowsApartB * i < K ? (all ? 16 : 4 * min(max(N - c4, 0), 4)) : 0);
+  };
+  const bool tileInside = kN <= M && kN <= N;
+  auto copy_step = [&](int stage, int k0) {
+    if (!(kGeneral & kZfill))
+      copy_plain(stage, k0);
+    else if (tileInside && k0 + kStep <= K)
+      copy_zfill(stage, k0, true);
+    else
+      copy_zfill(stage, k0, false);
+  };
+  const int kSteps = kGeneral & kRuntimeK ? (K + kStep - 1) / kStep : kN / kStep;
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
     if (s < kSteps) copy_step(s, s * kStep);
@@ -171,13 +227,41 @@ __global__ void __launch_bounds__(kP*(kN / TM) * (kN / TN), kMinBlocks)
     }
   }
   if (stamp) stamps[z][2] = now_ns();
+  if (kGeneral & kEpilogue) {  // the library's
+    const float alpha = rtAlpha, beta = rtBeta;
 #pragma unroll
-  for (int i = 0; i < TM; ++i) {
-    const int row = ty * 4 + i % 4 + kApartM * (i / 4);
+    for (int i = 0; i < TM; ++i) {
+      const int row = ty * 4 + i % 4 + kApartM * (i / 4);
+      if (row >= M) continue;
 #pragma unroll
-    for (int h = 0; h < kGroupsN; ++h)
-      *reinterpret_cast<float4*>(C + row * kN + tx * 4 + kApartN * h) =
-          make_float4(acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3]);
+      for (int h = 0; h < kGroupsN; ++h) {
+        const int col = tx * 4 + kApartN * h;
+        float* c = C + static_cast<long long>(row) * kN + col;
+        const float* v = &acc[i][4 * h];
+        if (col + 3 < N && reinterpret_cast<std::uintptr_t>(c) % 16 == 0) {
+          float4 out = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
+          if (beta != 0.f) {
+            const float4 old = *reinterpret_cast<const float4*>(c);
+            out = make_float4(out.x + beta * old.x, out.y + beta * old.y, out.z + beta * old.z,
+                              out.w + beta * old.w);
+          }
+          *reinterpret_cast<float4*>(c) = out;
+        } else {
+#pragma unroll
+          for (int j = 0; j < 4; ++j)
+            if (col + j < N) c[j] = beta == 0.f ? alpha * v[j] : alpha * v[j] + beta * c[j];
+        }
+      }
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+      const int row = ty * 4 + i % 4 + kApartM * (i / 4);
+#pragma unroll
+      for (int h = 0; h < kGroupsN; ++h)
+        *reinterpret_cast<float4*>(C + row * kN + tx * 4 + kApartN * h) =
+            make_float4(acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3]);
+    }
   }
   if (stamp) stamps[z][3] = now_ns();
 }
@@ -189,6 +273,15 @@ __global__ void __launch_bounds__(64, 8)
   if (threadIdx.x == 1000) C[0] = s[threadIdx.x];
 }
 
+// The library's launcher for full 64^3 problems, strided, as a variant launches.
+void library_tiles(const float* A, const float* B, float* C, long long sa, long long sb,
+                   int batch) {
+  const sgemm::Gemm g{kN, kN, kN, 1.f, A, kN, B, kN, 0.f, C, kN};
+  sgemm::runtime::Batch b;
+  b.strideA = sa, b.strideB = sb, b.strideC = kN * kN;
+  CHECK(sgemm::launch_ffma_batched(g, b, batch, 0));
+}
+
 struct Variant {
   const char* name;
   void (*kernel)(const float*, const float*, float*, long long, long long);
@@ -197,6 +290,7 @@ struct Variant {
   bool sameInputs;  // strides 0
   bool compute;
   int smem;  // bytes a block
+  void (*host)(const float*, const float*, float*, long long, long long, int) = nullptr;
 };
 
 int main(int argc, char** argv) {
@@ -264,6 +358,17 @@ int main(int argc, char** argv) {
       {"  same, 2 deep", tiles<4, 8, 16, 2, false, true, 8>, 128, 1, false, true, kSmem * 2 / 3},
       {"4x4 a thread (256 threads, 4 blocks)", tiles<4, 4, 16, 3, false, true, 4>, 256, 1, false,
        true, kSmem},
+      {"steps of 16, 2 deep, + the library's epilogue", tiles<8, 8, 16, 2, false, true, 8, 1, 1>,
+       64, 1, false, true, kSmem * 2 / 3},
+      {"  + K at run time", tiles<8, 8, 16, 2, false, true, 8, 1, 2>, 64, 1, false, true,
+       kSmem * 2 / 3},
+      {"  + pointer arrays tested", tiles<8, 8, 16, 2, false, true, 8, 1, 4>, 64, 1, false, true,
+       kSmem * 2 / 3},
+      {"  + zero-filling copies", tiles<8, 8, 16, 2, false, true, 8, 1, 8>, 64, 1, false, true,
+       kSmem * 2 / 3},
+      {"  all four", tiles<8, 8, 16, 2, false, true, 8, 1, 15>, 64, 1, false, true, kSmem * 2 / 3},
+      {"the library's kernel now (launch_ffma_batched)", empty, 64, 1, false, true, 0,
+       library_tiles},
   };
 
   cudaDeviceProp prop;
@@ -293,6 +398,7 @@ int main(int argc, char** argv) {
   for (const Variant& v : variants) {
     const long long s = v.sameInputs ? 0 : st;
     auto ours = [&] {
+      if (v.host) return v.host(A, B, C, s, s, batch);
       v.kernel<<<dim3(1, 1, batch / v.problems), v.threads, v.smem>>>(A, B, C, s, s);
       CHECK(cudaGetLastError());
     };
