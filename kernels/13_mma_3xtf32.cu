@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "entries.h"            // launch_config, tile_config_for: the tile forced
 #include "launchers.h"          // Gemm, and the one launcher signature every rung shares
 #include "runtime/device.h"     // the shared-memory opt-in, the multiprocessors
 #include "runtime/workspace.h"  // the workspace (the guard flags, the slices of K)
@@ -87,23 +88,43 @@ __device__ __forceinline__ bool needs_guard(float x) {
 }
 
 // The flag pass: guard[r] = 1 where row r of A, guard[M + n] = 1 where column n of B, holds
-// an input needs_guard names. Blocks of z = 0 read A, of z = 1 B, each matrix as chunks of 1024
-// floats of a row, the blocks striding over the chunks: as many blocks busy for a long K as for
-// a long M.
+// an input needs_guard names. Where packedA (packedB) is not null it also copies A (B) there,
+// rows packed_ld(K) (packed_ld(N)) floats apart, so that the product reads it in 16-byte copies.
+// Blocks of z = 0 read A, of z = 1 B, each matrix in chunks of 1024 floats: `width` (a power of
+// two, at most 1024) columns of 1024 / width rows, so that narrow matrices fill a chunk too; the
+// blocks stride over the chunks, as many busy for a long K as for a long M. A thread loads its
+// 4 floats of a chunk before it tests any: they are in flight together.
+__host__ __device__ constexpr int packed_ld(int cols) { return (cols + 3) / 4 * 4; }
+
 __global__ void sgemm_mma_3xtf32_flag(int M, int N, int K, const float* A, int lda, const float* B,
-                                      int ldb, int* guard) {
+                                      int ldb, int* guard, float* packedA, float* packedB) {
   const bool inA = blockIdx.z == 0;
-  const int rows = inA ? M : K, cols = inA ? K : N;
-  const long long chunks = (cols + 1023) / 1024, count = rows * chunks;
+  const int rows = inA ? M : K, cols = inA ? K : N, ld = inA ? lda : ldb;
+  const float* X = inA ? A : B;
+  float* packed = inA ? packedA : packedB;
+  const int shift = min(32 - __clz(cols - 1), 10);  // width = 2^shift >= cols, or 1024
+  const int width = 1 << shift, rowsPerChunk = 1024 >> shift;
+  const long long chunksPerRow = (cols + width - 1) >> shift;
+  const long long count = (rows + rowsPerChunk - 1) / rowsPerChunk * chunksPerRow;
   for (long long i = blockIdx.x; i < count; i += gridDim.x) {
-    const int r = static_cast<int>(i / chunks), c = static_cast<int>(i % chunks) * 1024;
+    const long long firstRow = i / chunksPerRow * rowsPerChunk;
+    const int firstCol = static_cast<int>(i % chunksPerRow) << shift;
+    float x[4];
+    long long row[4];
+    int col[4];
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
-      const int col = c + threadIdx.x + 256 * j;
-      if (col >= cols) break;
-      const float x = inA ? A[static_cast<std::size_t>(r) * lda + col]
-                          : B[static_cast<std::size_t>(r) * ldb + col];
-      if (needs_guard(x)) guard[inA ? r : M + col] = 1;
+      const int l = threadIdx.x + 256 * j;  // l over (rowsPerChunk, width)
+      row[j] = firstRow + (l >> shift), col[j] = firstCol + (l & (width - 1));
+      const bool inside = row[j] < rows && col[j] < cols;
+      x[j] = inside ? X[row[j] * ld + col[j]] : 0.f;
+      if (!inside) row[j] = -1;
+    }
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      if (row[j] < 0) continue;
+      if (packed) packed[row[j] * packed_ld(cols) + col[j]] = x[j];
+      if (needs_guard(x[j])) guard[inA ? row[j] : M + col[j]] = 1;
     }
   }
 }
@@ -401,48 +422,63 @@ __global__ void sum_slices(int M, int N, int slices, float alpha, const float* W
 }
 
 // Few tiles (a small square, a skinny M or N, a long K) leave SMs idle: where they would fill
-// fewer than half of them, K is cut into as many slices as fill the SMs once, each at least
-// kMinSliceK deep, and a second kernel adds the slices. This is the path off Hopper (rung 11's
-// and rung 17's splits are sm_90a code): on an A100-class GPU a 1024^3 problem is 32 tiles.
+// fewer than half of the `slots` (blocks the GPU holds at once), K is cut into as many slices as
+// fill them once, each at least kMinSliceK deep, and a second kernel adds the slices. This is the
+// path off Hopper (rung 11's and rung 17's splits are sm_90a code): on an A100-class GPU a 1024^3
+// problem is 32 tiles of 128 x 256.
 constexpr int kMinSliceK = 128, kMaxSlices = 16;
 
-int slices_for(long long tiles, int K, int sms) {
-  if (2 * tiles > sms) return 1;
+int slices_for(long long tiles, int K, int slots) {
+  if (2 * tiles > slots) return 1;
   return static_cast<int>(
-      std::clamp<long long>(std::min<long long>(sms / tiles, K / kMinSliceK), 1, kMaxSlices));
+      std::clamp<long long>(std::min<long long>(slots / tiles, K / kMinSliceK), 1, kMaxSlices));
 }
 
 // The guard flags (M + N ints) come from the workspace; the flag pass runs first. With
 // slices > 1 each slice's partial product goes, raw (alpha = 1, beta = 0), to the workspace,
 // and the sum applies alpha and beta; where the workspace cannot hold the slices, one slice.
+// An operand whose rows cannot move in 16-byte copies (its pointer, its ld) is copied by the
+// flag pass into the workspace where it fits, rows packed_ld apart: the product then reads
+// that copy as an aligned operand, at the cost of one more write of it.
 template <int BM, int BN, int BK, int WM, int WN, int STAGES>
 cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                         int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
   using T = Tile<BM, BN, BK, WM, WN, STAGES>;
-  int sms = 0;
+  int sms = 0, smBytes = 0;
   cudaError_t err = runtime::multiprocessors(&sms);
+  if (err == cudaSuccess) err = runtime::shared_bytes_per_sm(&smBytes);
   if (err != cudaSuccess) return err;
+  const int resident = std::clamp(smBytes / (T::kSharedBytes + runtime::kReservedSharedBytes), 1,
+                                  T::kMinBlocks);  // blocks an SM holds
   const long long tiles = static_cast<long long>((M + BM - 1) / BM) * ((N + BN - 1) / BN);
-  const int wanted = slices_for(tiles, K, sms);  // > 1 only where K >= 2 * kMinSliceK
+  const int wanted = slices_for(tiles, K, sms * resident);  // > 1 only where K >= 2 * kMinSliceK
   const long long step = static_cast<long long>(wanted) * BK;
   const int kSlice = wanted > 1 ? static_cast<int>((K + step - 1) / step * BK) : K;  // k-tiles
   const int slices = wanted > 1 ? (K + kSlice - 1) / kSlice : 1;
   const long long sliceFloats = static_cast<long long>(M) * N;
-  // The flags first: the run needs them, the slices only speed it up.
+  // The flags first: the run needs them, the slices and the packed copies only speed it up.
   runtime::Workspace<int> guard(static_cast<size_t>(M) + N, stream);
   if (guard.error() != cudaSuccess) return guard.error();
   runtime::Workspace<float> W(slices > 1 ? slices * sliceFloats : 0, stream);
   if (W.error() != cudaSuccess && W.error() != cudaErrorMemoryAllocation) return W.error();
   const bool split = slices > 1 && W.error() == cudaSuccess;
+  const bool a16 = aligned(A, 16) && lda % 4 == 0, b16 = aligned(B, 16) && ldb % 4 == 0;
+  runtime::Workspace<float> packedA(a16 ? 0 : static_cast<size_t>(M) * packed_ld(K), stream);
+  runtime::Workspace<float> packedB(b16 ? 0 : static_cast<size_t>(K) * packed_ld(N), stream);
+  for (const cudaError_t e : {packedA.error(), packedB.error()})
+    if (e != cudaSuccess && e != cudaErrorMemoryAllocation) return e;
   err = cudaMemsetAsync(guard.get(), 0, (static_cast<size_t>(M) + N) * sizeof(int), stream);
   if (err != cudaSuccess) return err;
   // A few thousand blocks read A and B at full bandwidth, however long a side is.
-  const long long chunks = std::max(static_cast<long long>(M) * ((K + 1023) / 1024),
-                                    static_cast<long long>(K) * ((N + 1023) / 1024));
-  const dim3 flagGrid(static_cast<unsigned>(std::min<long long>(chunks, 4096)), 1, 2);
-  sgemm_mma_3xtf32_flag<<<flagGrid, 256, 0, stream>>>(M, N, K, A, lda, B, ldb, guard.get());
+  const long long chunks =
+      std::max(static_cast<long long>(M) * K, static_cast<long long>(K) * N) / 1024;
+  const dim3 flagGrid(static_cast<unsigned>(std::clamp<long long>(chunks, 1, 4096)), 1, 2);
+  sgemm_mma_3xtf32_flag<<<flagGrid, 256, 0, stream>>>(M, N, K, A, lda, B, ldb, guard.get(),
+                                                      packedA.get(), packedB.get());
   err = cudaGetLastError();
   if (err != cudaSuccess) return err;
+  if (packedA.get()) A = packedA.get(), lda = packed_ld(K);
+  if (packedB.get()) B = packedB.get(), ldb = packed_ld(N);
   const dim3 block(T::kThreads);
   const dim3 grid(static_cast<unsigned>(tiles), 1, split ? slices : 1);  // x: the kernel bands it
   // One kernel per alignment of A and of B; C's is a run-time flag.
@@ -461,30 +497,75 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
                                                        aligned(C, 8) && ldc % 2 == 0);
     return cudaGetLastError();
   };
-  const bool a16 = aligned(A, 16) && lda % 4 == 0, b16 = aligned(B, 16) && ldb % 4 == 0;
-  if (a16)
-    err = b16 ? run(std::true_type{}, std::true_type{}) : run(std::true_type{}, std::false_type{});
+  const bool readA16 = a16 || packedA.get(), readB16 = b16 || packedB.get();
+  if (readA16)
+    err = readB16 ? run(std::true_type{}, std::true_type{})
+                  : run(std::true_type{}, std::false_type{});
   else
-    err =
-        b16 ? run(std::false_type{}, std::true_type{}) : run(std::false_type{}, std::false_type{});
+    err = readB16 ? run(std::false_type{}, std::true_type{})
+                  : run(std::false_type{}, std::false_type{});
   if (err != cudaSuccess || !split) return err;
   const long long blocks = std::min<long long>((sliceFloats + 255) / 256, 4096);
   sum_slices<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(M, N, slices, alpha, W.get(), beta,
                                                                 C, ldc);
-  return cudaGetLastError();  // W and the flags go back to the pool, ordered after the sum
+  return cudaGetLastError();  // W, the copies and the flags go back to the pool after the sum
 }
 
-// The tile: 8 warps of 64 x 64 (128 accumulators each) on a 128 x 256 block tile, BK = 32,
-// 3 stages (157.5 KiB of ring).
 // Below this K the three products miss FP32's componentwise bound (docs/13): shorter products
 // run on the CUDA cores (kernels/fallbacks.inc).
 constexpr int kMinK = 16;
 
-runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream) {
+// The tiles, best first, BK = 32. The first that a GPU's shared memory holds as the list says is
+// the rung's tile there:
+//   0: 128 x 128 of warps of 64 x 64 (128 accumulators a thread), 3 stages (109.5 KiB), two
+//      blocks of 4 warps an SM (an H100's or H200's 228 KiB)
+//   1: 128 x 256 of warps of 64 x 64, 3 stages (157.5 KiB), one block of 8 warps (an A100's 164)
+//   2: 64 x 128 of warps of 32 x 64, 3 stages (79.5 KiB), one block of 4 warps (99 KiB a block:
+//      RTX 30 and 40; 128 x 128 in 2 stages would fit, but its 4-byte copies spill)
+using Tile0 = Tile<128, 128, 32, 64, 64, 3>;
+using Tile1 = Tile<128, 256, 32, 64, 64, 3>;
+using Tile2 = Tile<64, 128, 32, 32, 64, 3>;
+constexpr int kConfigCount = 3;
+
+int tile_config_for(int blockBytes, int smBytes) {
+  constexpr int reserved = runtime::kReservedSharedBytes;
+  if (Tile0::kSharedBytes <= blockBytes && 2 * (Tile0::kSharedBytes + reserved) <= smBytes)
+    return 0;
+  if (Tile1::kSharedBytes <= blockBytes) return 1;
+  if (Tile2::kSharedBytes <= blockBytes) return 2;
+  return -1;
+}
+
+int config_count() { return kConfigCount; }
+
+cudaError_t launch_config(int config, const Gemm& gemm, cudaStream_t stream) {
   const auto& [M, N, K, alpha, A, lda, B, ldb, beta, C, ldc] = gemm;
-  if (K >= 1 && K < kMinK) return runtime::LaunchAnswer::hand_on(FallbackReason::shape_unsuitable);
-  //                BM   BN  BK  WM  WN STAGES
-  return launch_tile<128, 256, 32, 64, 64, 3>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+  switch (config) {
+    //                           BM   BN  BK  WM  WN STAGES
+    case 0:
+      return launch_tile<128, 128, 32, 64, 64, 3>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                  stream);
+    case 1:
+      return launch_tile<128, 256, 32, 64, 64, 3>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                  stream);
+    case 2:
+      return launch_tile<64, 128, 32, 32, 64, 3>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                 stream);
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
+runtime::LaunchAnswer launch(const Gemm& gemm, cudaStream_t stream) {
+  if (gemm.K >= 1 && gemm.K < kMinK)
+    return runtime::LaunchAnswer::hand_on(FallbackReason::shape_unsuitable);
+  int blockBytes = 0, smBytes = 0;
+  cudaError_t err = runtime::shared_bytes_per_block(&blockBytes);
+  if (err == cudaSuccess) err = runtime::shared_bytes_per_sm(&smBytes);
+  if (err != cudaSuccess) return err;
+  const int config = tile_config_for(blockBytes, smBytes);
+  if (config < 0) return runtime::LaunchAnswer::hand_on(FallbackReason::gpu_unsupported);
+  return launch_config(config, gemm, stream);
 }
 
 }  // namespace sgemm::mma_3xtf32

@@ -26,6 +26,15 @@ cudaError_t launch_config(int config, int slices, int M, int N, int K, float alp
                           cudaStream_t stream);
 }  // namespace sgemm::every_shape
 
+// Rung 13 (kernels/13_mma_3xtf32.cu): tile `config` (0 to config_count() - 1) of its list,
+// whatever the GPU's shared memory would pick; and that pick, for a GPU whose blocks may opt in
+// to `blockBytes` of shared memory and whose SMs hold `smBytes` (-1: none of the tiles fits).
+namespace sgemm::mma_3xtf32 {
+int config_count();
+int tile_config_for(int blockBytes, int smBytes);
+cudaError_t launch_config(int config, const Gemm& gemm, cudaStream_t stream);
+}  // namespace sgemm::mma_3xtf32
+
 // Rung 15 (kernels/15_every_shape_3xtf32.cu): `path` 0 the fused kernel, 1 rung 14's pre-pass
 // path, with `slices` slices of K.
 namespace sgemm::every_shape_3xtf32 {

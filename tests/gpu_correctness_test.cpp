@@ -239,10 +239,11 @@ TEST_F(Cluster3xTf32, BitwiseRepeatableOnEveryClusterSize) {
   }
 }
 
-// Rung 13 cuts K into slices where its 128 x 256 tiles fill fewer than half the SMs, and adds
-// them in order in a second kernel: the same bits on every run. 1024^3 is 32 tiles (4 slices on
-// 132 SMs), 2 x 512 x 1024 two (8 slices), 333 x 257 x 4099 six (the last slice shorter),
-// 127 x 1 x 1023 one; 2048 x 2048 x 512 (128 tiles) runs unsplit.
+// Rung 13 cuts K into slices where its tiles fill fewer than half the blocks the GPU holds, and
+// adds them in order in a second kernel: the same bits on every run. On an H100 or H200 (128 x
+// 128 tiles, two blocks an SM) 1024^3 is 64 tiles (4 slices), 2 x 512 x 1024 four (8 slices),
+// 333 x 257 x 4099 nine (16 slices, the last shorter, its operands packed: K and N odd),
+// 127 x 1 x 1023 one (7 slices); 2048 x 2048 x 512 (256 tiles) runs unsplit.
 class Rung13Split : public Repeatable {};
 
 TEST_F(Rung13Split, BitwiseRepeatableWhereItSplits) {
@@ -273,6 +274,52 @@ TEST_F(Rung13Split, WithoutWorkspaceForTheSlicesItRunsUnsplit) {
   sync();
   release_workspace();
   set_workspace_limit(size_t(16) * s.M * s.N * sizeof(float));
+  std::string why;
+  const Status status = launch(rung_number(RungId::mma_3xtf32), s.M, s.N, s.K, 1.f, A.get(), s.K,
+                               B.get(), s.N, 0.f, C.get(), s.N, harness_->stream(), &why);
+  sync();
+  set_workspace_limit(0);
+  ASSERT_EQ(status, Status::ok) << why;
+  EXPECT_TRUE(compare_with_cublas(*harness_, s, A, B, to_host(C), Precision::fp32).pass);
+}
+
+// Rung 13's tiles, each forced (the GPU's shared memory picks one of them): within FP32's bound
+// in both check modes on split and unsplit shapes, padded, and with K and N odd (the flag pass
+// packs A and B for 16-byte copies); and where the workspace holds the flags but not the packed
+// copies, on the 4-byte copies.
+class Rung13Tiles : public Repeatable {};
+
+TEST_F(Rung13Tiles, EveryTileWithinTheBound) {
+  SGEMM_SKIP_UNSUPPORTED_RUNG(rung_number(RungId::mma_3xtf32));
+  const Problem problems[] = {
+      Problem{Shape{1024, 1024, 1024}}, Problem{Shape{333, 257, 517}, 1.5f, 0.25f},
+      Problem{Shape{200, 136, 1000, 1004, 140, 144}, -1.f, 0.f},
+      Problem{Shape{130, 70, 4099}, 1.f, -2.f}, Problem{Shape{600, 700, 200}}};
+  for (int config = 0; config < mma_3xtf32::config_count(); ++config) {
+    const Kernel tile = launched(
+        [config](const Gemm& g, cudaStream_t s) { return mma_3xtf32::launch_config(config, g, s); },
+        "rung 13 tile " + std::to_string(config));
+    uint64_t seed = 61;
+    for (const Problem& p : problems)
+      for (CheckMode mode : {CheckMode::exact, CheckMode::random}) {
+        if (mode == CheckMode::exact && !exact_mode_obstacle(p.alpha, p.beta, p.shape.K).empty())
+          continue;  // whole-number inputs whose sums FP32 cannot hold exactly
+        SCOPED_TRACE(p.str() + " tile " + std::to_string(config));
+        const CheckReport r = harness_->check(tile, p, mode, seed++, "rung 13 tile");
+        EXPECT_TRUE(r.pass()) << r.summary();
+      }
+  }
+}
+
+TEST_F(Rung13Tiles, WithoutWorkspaceForThePackedCopiesItReadsInPlace) {
+  SGEMM_SKIP_UNSUPPORTED_RUNG(rung_number(RungId::mma_3xtf32));
+  const Shape s{2001, 2003, 1001};  // 256 tiles or more: unsplit, A and B packed where they fit
+  DeviceBuffer A(size_t(s.M) * s.K), B(size_t(s.K) * s.N), C(size_t(s.M) * s.N);
+  fill_matrix(A.get(), s.M, s.K, s.K, Fill::uniform, 55, 0.f, harness_->stream());
+  fill_matrix(B.get(), s.K, s.N, s.N, Fill::uniform, 56, 0.f, harness_->stream());
+  sync();
+  release_workspace();
+  set_workspace_limit(size_t(1) << 20);  // the flags (16 KiB), not a copy of A (8 MiB)
   std::string why;
   const Status status = launch(rung_number(RungId::mma_3xtf32), s.M, s.N, s.K, 1.f, A.get(), s.K,
                                B.get(), s.N, 0.f, C.get(), s.N, harness_->stream(), &why);

@@ -7,6 +7,8 @@
 //   main     the product kernel alone (the slices of K where launch() splits, into a workspace)
 //   sum      the slices' sum alone
 //   t128     the product on 128 x 128 tiles (2 blocks an SM) in place of 128 x 256, no split
+//   c0..c2   the launch with each tile of rung 13's list forced (mma_3xtf32::launch_config)
+// main, sum and t128 time the 128 x 256 kernel with the flag pass's first version's slices.
 // Each variant that writes C is checked first (exact and random inputs, odd and padded shapes).
 // Build for compute 8.0 (PTX only, so that the driver JITs it on a Hopper), beside build-sm80:
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_80,code=compute_80 -Ikernels -Irunner -Iinclude \
@@ -24,6 +26,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "entries.h"
 #include "harness.h"
 #include "launchers.h"
 #include "report.h"
@@ -66,7 +69,8 @@ cudaError_t flags(const sgemm::Gemm& g, cudaStream_t s) {
   const long long chunks = std::max(static_cast<long long>(g.M) * ((g.K + 1023) / 1024),
                                     static_cast<long long>(g.K) * ((g.N + 1023) / 1024));
   const dim3 grid(static_cast<unsigned>(std::min<long long>(chunks, 4096)), 1, 2);
-  r13::sgemm_mma_3xtf32_flag<<<grid, 256, 0, s>>>(g.M, g.N, g.K, g.A, g.lda, g.B, g.ldb, g_guard);
+  r13::sgemm_mma_3xtf32_flag<<<grid, 256, 0, s>>>(g.M, g.N, g.K, g.A, g.lda, g.B, g.ldb, g_guard,
+                                                  nullptr, nullptr);
   return cudaGetLastError();
 }
 
@@ -126,8 +130,9 @@ int main(int argc, char** argv) {
     std::printf("cannot allocate the pieces' buffers\n");
     return 1;
   }
-  const std::vector<std::string> names = {"cublas", "r13", "flags", "main", "sum", "t128"};
-  const std::vector<Kernel> kernels = {
+  const std::vector<std::string> names = {"cublas", "r13", "flags", "main", "sum",
+                                          "t128",   "c0",  "c1",    "c2"};
+  std::vector<Kernel> kernels = {
       h.kernel(kCublasRung),
       launched([](const Gemm& g, cudaStream_t s) { return r13::launch(g, s).error(); }, "r13"),
       launched(flags, "flags"),
@@ -136,10 +141,14 @@ int main(int argc, char** argv) {
       launched(sum, "sum"),
       launched([](const Gemm& g, cudaStream_t s) { return product<128, 128, 64, 64>(g, s, false); },
                "t128")};
+  for (int config = 0; config < r13::config_count(); ++config)
+    kernels.push_back(launched(
+        [config](const Gemm& g, cudaStream_t s) { return r13::launch_config(config, g, s); },
+        names[6 + config]));
   int failures = 0;
   const Problem checked[] = {Problem{Shape{333, 260, 517}, 1.5f, 0.25f},
                              Problem{Shape{200, 136, 1000, 1004, 140, 144}, -1.f, 0.f}};
-  for (size_t i : {size_t(1), size_t(5)})
+  for (size_t i : {1, 5, 6, 7, 8})
     for (const Problem& p : checked)
       for (CheckMode mode : {CheckMode::exact, CheckMode::random}) {
         const CheckReport r = h.check(kernels[i], p, mode, 7, names[i]);
@@ -162,14 +171,14 @@ int main(int argc, char** argv) {
                           {4095, 4097, 4093, 4096, 4100, 4100}};
   std::printf("%-30s %9s", "shape", "cuBLAS us");
   for (size_t i = 1; i < names.size(); ++i) std::printf(" %8s", names[i].c_str());
-  std::printf("   (us; then %% of cuBLAS for r13 and t128)\n");
+  std::printf("   (us; then %% of cuBLAS for r13, t128, c0, c1, c2)\n");
   for (const Shape& s : shapes) {
     const Problem p{s};
     const std::vector<Timing> t = h.time_in_turn(kernels, p, timing);
     std::printf("%-30s %9.1f", s.str().c_str(), 1e3 * t[0].median_ms);
     for (size_t i = 1; i < t.size(); ++i) std::printf(" %8.1f", 1e3 * t[i].median_ms);
-    std::printf("   %5.1f %5.1f\n", 100 * t[0].median_ms / t[1].median_ms,
-                100 * t[0].median_ms / t[5].median_ms);
+    for (size_t i : {1, 5, 6, 7, 8}) std::printf(" %5.1f", 100 * t[0].median_ms / t[i].median_ms);
+    std::printf("\n");
     std::fflush(stdout);
   }
   return failures ? 1 : 0;

@@ -22,4 +22,18 @@ cudaError_t compute_capability(int* version) {
   });
 }
 
+cudaError_t shared_bytes_per_block(int* bytes) {
+  static PerDevice<int> known;
+  return known.get(bytes, [](int device, int* out) {
+    return cudaDeviceGetAttribute(out, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  });
+}
+
+cudaError_t shared_bytes_per_sm(int* bytes) {
+  static PerDevice<int> known;
+  return known.get(bytes, [](int device, int* out) {
+    return cudaDeviceGetAttribute(out, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+  });
+}
+
 }  // namespace sgemm::runtime

@@ -61,6 +61,11 @@ class PerDevice {
 // The current device's multiprocessors, and its compute capability as 10 * major + minor.
 cudaError_t multiprocessors(int* count);
 cudaError_t compute_capability(int* version);
+// Its shared memory: the most one block may opt in to, and an SM's whole (blocks an SM holds:
+// the SM's bytes over each block's bytes plus kReservedSharedBytes).
+cudaError_t shared_bytes_per_block(int* bytes);
+cudaError_t shared_bytes_per_sm(int* bytes);
+constexpr int kReservedSharedBytes = 1024;  // what the system takes of each block's, from 8.0 on
 
 // sm_90a code runs on compute capability 9.0 alone (H100, H200, GH200): cudaSuccess there,
 // else cudaErrorNoKernelImageForDevice, before any call that would fail less clearly. A build
