@@ -90,23 +90,11 @@ __device__ __forceinline__ bool needs_guard(float x) {
 // The flag pass: guard[r] = 1 where row r of A, guard[M + n] = 1 where column n of B, holds
 // an input needs_guard names. Where packedA (packedB) is not null it also copies A (B) there,
 // rows packed_ld(K) (packed_ld(N)) floats apart, so that the product reads it in 16-byte copies.
-// Blocks of z = 0 read A, of z = 1 B, each matrix in chunks of 1024 floats: 2^chunk_shift(cols)
-// columns of as many rows as make 1024, so that a narrow matrix fills a chunk too; the blocks
-// stride over the chunks, as many busy for a long K as for a long M. A thread loads its 4
-// floats of a chunk before it tests any, so that they are in flight together, and its indices
-// cost a 32-bit division a chunk: a chunk count fits 32 bits for any matrix a GPU holds.
+// Blocks of z = 0 read A, of z = 1 B, each matrix in chunks of 1024 floats: `width` (a power of
+// two, at most 1024) columns of 1024 / width rows, so that narrow matrices fill a chunk too; the
+// blocks stride over the chunks, as many busy for a long K as for a long M. A thread loads its
+// 4 floats of a chunk before it tests any: they are in flight together.
 __host__ __device__ constexpr int packed_ld(int cols) { return (cols + 3) / 4 * 4; }
-__host__ __device__ constexpr int chunk_shift(int cols) {
-  int shift = 0;
-  while (shift < 10 && (1 << shift) < cols) ++shift;
-  return shift;
-}
-// Chunks of a rows x cols matrix.
-__host__ __device__ constexpr long long chunk_count(int rows, int cols) {
-  const int shift = chunk_shift(cols), rowsPerChunk = 1024 >> shift;
-  return static_cast<long long>((rows + rowsPerChunk - 1) / rowsPerChunk) *
-         ((cols + (1 << shift) - 1) >> shift);
-}
 
 __global__ void sgemm_mma_3xtf32_flag(int M, int N, int K, const float* A, int lda, const float* B,
                                       int ldb, int* guard, float* packedA, float* packedB) {
@@ -114,26 +102,28 @@ __global__ void sgemm_mma_3xtf32_flag(int M, int N, int K, const float* A, int l
   const int rows = inA ? M : K, cols = inA ? K : N, ld = inA ? lda : ldb;
   const float* X = inA ? A : B;
   float* packed = inA ? packedA : packedB;
-  const int shift = chunk_shift(cols), width = 1 << shift, rowsPerChunk = 1024 >> shift;
-  const unsigned chunksPerRow = (cols + width - 1) >> shift;
-  const unsigned count = static_cast<unsigned>(chunk_count(rows, cols));
-  for (unsigned i = blockIdx.x; i < count; i += gridDim.x) {
-    const int firstRow = static_cast<int>(i / chunksPerRow) * rowsPerChunk;
+  const int shift = min(32 - __clz(cols - 1), 10);  // width = 2^shift >= cols, or 1024
+  const int width = 1 << shift, rowsPerChunk = 1024 >> shift;
+  const long long chunksPerRow = (cols + width - 1) >> shift;
+  const long long count = (rows + rowsPerChunk - 1) / rowsPerChunk * chunksPerRow;
+  for (long long i = blockIdx.x; i < count; i += gridDim.x) {
+    const long long firstRow = i / chunksPerRow * rowsPerChunk;
     const int firstCol = static_cast<int>(i % chunksPerRow) << shift;
     float x[4];
-    int row[4], col[4];
+    long long row[4];
+    int col[4];
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
       const int l = threadIdx.x + 256 * j;  // l over (rowsPerChunk, width)
       row[j] = firstRow + (l >> shift), col[j] = firstCol + (l & (width - 1));
       const bool inside = row[j] < rows && col[j] < cols;
-      x[j] = inside ? X[static_cast<std::size_t>(row[j]) * ld + col[j]] : 0.f;
+      x[j] = inside ? X[row[j] * ld + col[j]] : 0.f;
       if (!inside) row[j] = -1;
     }
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
       if (row[j] < 0) continue;
-      if (packed) packed[static_cast<std::size_t>(row[j]) * packed_ld(cols) + col[j]] = x[j];
+      if (packed) packed[row[j] * packed_ld(cols) + col[j]] = x[j];
       if (needs_guard(x[j])) guard[inA ? row[j] : M + col[j]] = 1;
     }
   }
@@ -419,19 +409,16 @@ inline bool aligned(const void* p, int bytes) {
 // The slices' sum (rung 11's): C = alpha * (W[0] + W[1] + ... + W[slices-1]) + beta * C, W
 // tight M x N slices one after another, added in the same order for every element: the same
 // bits on every run of a device (the number of slices follows its SMs and the workspace).
-// Blocks stride over rows (y) and columns (x): no division per element.
 __global__ void sum_slices(int M, int N, int slices, float alpha, const float* W, float beta,
                            float* C, int ldc) {
-  const std::size_t count = static_cast<std::size_t>(M) * N;
-  for (int row = blockIdx.y; row < M; row += gridDim.y)
-    for (int col = blockIdx.x * blockDim.x + threadIdx.x; col < N; col += gridDim.x * blockDim.x) {
-      const float* w = W + static_cast<std::size_t>(row) * N + col;
-      float sum = 0.f;
-#pragma unroll 4  // the loads of four slices in flight together
-      for (int z = 0; z < slices; ++z) sum += w[z * count];
-      float* c = C + static_cast<std::size_t>(row) * ldc + col;
-      *c = beta == 0.f ? alpha * sum : alpha * sum + beta * *c;  // beta == 0: C is not read
-    }
+  const long long count = static_cast<long long>(M) * N;
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < count;
+       e += static_cast<long long>(gridDim.x) * blockDim.x) {
+    float sum = 0.f;
+    for (int z = 0; z < slices; ++z) sum += W[z * count + e];
+    float* c = C + e / N * ldc + e % N;
+    *c = beta == 0.f ? alpha * sum : alpha * sum + beta * *c;  // beta == 0: C is not read
+  }
 }
 
 // Few tiles (a small square, a skinny M or N, a long K) leave SMs idle: where they would fill
@@ -483,8 +470,9 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
   err = cudaMemsetAsync(guard.get(), 0, (static_cast<size_t>(M) + N) * sizeof(int), stream);
   if (err != cudaSuccess) return err;
   // A few thousand blocks read A and B at full bandwidth, however long a side is.
-  const long long chunks = std::max(chunk_count(M, K), chunk_count(K, N));
-  const dim3 flagGrid(static_cast<unsigned>(std::min<long long>(chunks, 4096)), 1, 2);
+  const long long chunks =
+      std::max(static_cast<long long>(M) * K, static_cast<long long>(K) * N) / 1024;
+  const dim3 flagGrid(static_cast<unsigned>(std::clamp<long long>(chunks, 1, 4096)), 1, 2);
   sgemm_mma_3xtf32_flag<<<flagGrid, 256, 0, stream>>>(M, N, K, A, lda, B, ldb, guard.get(),
                                                       packedA.get(), packedB.get());
   err = cudaGetLastError();
@@ -517,9 +505,9 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
     err = readB16 ? run(std::false_type{}, std::true_type{})
                   : run(std::false_type{}, std::false_type{});
   if (err != cudaSuccess || !split) return err;
-  const int across = std::min((N + 255) / 256, 32);  // blocks along a row, then rows
-  const dim3 sumGrid(across, std::min(M, std::max(4096 / across, 1)));
-  sum_slices<<<sumGrid, 256, 0, stream>>>(M, N, slices, alpha, W.get(), beta, C, ldc);
+  const long long blocks = std::min<long long>((sliceFloats + 255) / 256, 4096);
+  sum_slices<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(M, N, slices, alpha, W.get(), beta,
+                                                                C, ldc);
   return cudaGetLastError();  // W, the copies and the flags go back to the pool after the sum
 }
 

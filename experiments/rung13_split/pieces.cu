@@ -66,7 +66,8 @@ Split split_of(int M, int N, int K, int BM, int BN) {
 cudaError_t flags(const sgemm::Gemm& g, cudaStream_t s) {
   cudaError_t err = cudaMemsetAsync(g_guard, 0, (static_cast<size_t>(g.M) + g.N) * sizeof(int), s);
   if (err != cudaSuccess) return err;
-  const long long chunks = std::max(r13::chunk_count(g.M, g.K), r13::chunk_count(g.K, g.N));
+  const long long chunks = std::max(static_cast<long long>(g.M) * ((g.K + 1023) / 1024),
+                                    static_cast<long long>(g.K) * ((g.N + 1023) / 1024));
   const dim3 grid(static_cast<unsigned>(std::min<long long>(chunks, 4096)), 1, 2);
   r13::sgemm_mma_3xtf32_flag<<<grid, 256, 0, s>>>(g.M, g.N, g.K, g.A, g.lda, g.B, g.ldb, g_guard,
                                                   nullptr, nullptr);
@@ -109,9 +110,10 @@ cudaError_t product(const sgemm::Gemm& g, cudaStream_t s, bool splitAsLaunch) {
 cudaError_t sum(const sgemm::Gemm& g, cudaStream_t s) {
   const Split sp = split_of(g.M, g.N, g.K, 128, 256);
   if (sp.slices == 1) return cudaSuccess;
-  const int across = std::min((g.N + 255) / 256, 32);
-  const dim3 grid(across, std::min(g.M, std::max(4096 / across, 1)));
-  r13::sum_slices<<<grid, 256, 0, s>>>(g.M, g.N, sp.slices, g.alpha, g_slices, g.beta, g.C, g.ldc);
+  const long long count = static_cast<long long>(g.M) * g.N;
+  const long long blocks = std::min<long long>((count + 255) / 256, 4096);
+  r13::sum_slices<<<static_cast<unsigned>(blocks), 256, 0, s>>>(g.M, g.N, sp.slices, g.alpha,
+                                                                g_slices, g.beta, g.C, g.ldc);
   return cudaGetLastError();
 }
 
