@@ -89,8 +89,8 @@ __device__ __forceinline__ bool needs_guard(float x) {
 }
 
 // The flag pass: guard[r] = 1 where row r of A, guard[M + n] = 1 where column n of B, holds
-// an input needs_guard names (where guard is not null). Where packedA (packedB) is not null it
-// also copies A (B) there,
+// an input needs_guard names, and zeroes the sliced kernel's `tiles` counts of arrivals where
+// there are some. Where packedA (packedB) is not null it also copies A (B) there,
 // rows packed_ld(K) (packed_ld(N)) floats apart, so that the product reads it in 16-byte copies.
 // Blocks of z = 0 read A, of z = 1 B, each matrix in chunks of 1024 floats: `width` (a power of
 // two, at most 1024) columns of 1024 / width rows, so that narrow matrices fill a chunk too; the
@@ -99,8 +99,11 @@ __device__ __forceinline__ bool needs_guard(float x) {
 __host__ __device__ constexpr int packed_ld(int cols) { return (cols + 3) / 4 * 4; }
 
 __global__ void sgemm_mma_3xtf32_flag(int M, int N, int K, const float* A, int lda, const float* B,
-                                      int ldb, int* guard, float* packedA, float* packedB) {
+                                      int ldb, int* guard, float* packedA, float* packedB,
+                                      int* arrivals, int tiles) {
   const bool inA = blockIdx.z == 0;
+  if (arrivals && blockIdx.x == 0 && inA)  // the sliced kernel's counts start at zero
+    for (int i = threadIdx.x; i < tiles; i += blockDim.x) arrivals[i] = 0;
   const int rows = inA ? M : K, cols = inA ? K : N, ld = inA ? lda : ldb;
   const float* X = inA ? A : B;
   float* packed = inA ? packedA : packedB;
@@ -126,7 +129,7 @@ __global__ void sgemm_mma_3xtf32_flag(int M, int N, int K, const float* A, int l
     for (int j = 0; j < 4; ++j) {
       if (row[j] < 0) continue;
       if (packed) packed[row[j] * packed_ld(cols) + col[j]] = x[j];
-      if (guard && needs_guard(x[j])) guard[inA ? row[j] : M + col[j]] = 1;
+      if (needs_guard(x[j])) guard[inA ? row[j] : M + col[j]] = 1;
     }
   }
 }
@@ -200,7 +203,43 @@ struct Tile {
 // arrive adds the tile's slices, in order, into C = alpha * (W[0] + ... + W[z-1]) + beta * C
 // (beta == 0: C is not read). The order is the same whichever block is last: the same bits on
 // every run of a device (the number of slices follows its SMs and the workspace). A block's
-// writes reach the device before it counts itself (the fence); the last reads them from L2.
+// writes reach the device before it counts itself (the fence); the last reads them from L2,
+// kBatch vectors of 4 floats (where N, ldc and C allow; else floats) in flight a thread.
+template <int BM, int BN, int kThreads, typename Vector>
+__device__ void sum_tile(int M, int N, int blockRow, int blockCol, float alpha, const float* W,
+                         float beta, float* C, int ldc) {
+  constexpr int kWidth = sizeof(Vector) / sizeof(float), kVectors = BM * BN / kWidth;
+  constexpr int kBatch = 16;
+  const std::size_t sliceFloats = static_cast<std::size_t>(M) * N;
+  for (int v0 = threadIdx.x; v0 < kVectors; v0 += kThreads * kBatch) {
+    Vector sum[kBatch] = {};
+    for (unsigned z = 0; z < gridDim.z; ++z)
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b) {  // v over (BM, BN / kWidth)
+        const int v = v0 + b * kThreads, row = blockRow + v / (BN / kWidth);
+        const int col = blockCol + v % (BN / kWidth) * kWidth;
+        if (v >= kVectors || row >= M || col >= N) continue;
+        const Vector w = __ldcg(reinterpret_cast<const Vector*>(
+            W + z * sliceFloats + static_cast<std::size_t>(row) * N + col));
+        const float* part = reinterpret_cast<const float*>(&w);
+        float* total = reinterpret_cast<float*>(&sum[b]);
+#pragma unroll
+        for (int j = 0; j < kWidth; ++j) total[j] += part[j];
+      }
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      const int v = v0 + b * kThreads, row = blockRow + v / (BN / kWidth);
+      const int col = blockCol + v % (BN / kWidth) * kWidth;
+      if (v >= kVectors || row >= M || col >= N) continue;
+      const float* total = reinterpret_cast<const float*>(&sum[b]);
+      float* c = &C[static_cast<std::size_t>(row) * ldc + col];
+#pragma unroll
+      for (int j = 0; j < kWidth; ++j)  // kWidth 4: N % 4 == 0, so col + 3 < N
+        c[j] = beta == 0.f ? alpha * total[j] : alpha * total[j] + beta * c[j];
+    }
+  }
+}
+
 template <int BM, int BN, int kThreads>
 __device__ void sum_if_last(int M, int N, int blockRow, int blockCol, float alpha, const float* W,
                             float beta, float* C, int ldc, int* arrivals) {
@@ -211,16 +250,10 @@ __device__ void sum_if_last(int M, int N, int blockRow, int blockCol, float alph
   __syncthreads();
   if (!last) return;
   __threadfence();  // the other blocks' slices, counted before this block's, are visible
-  const std::size_t sliceFloats = static_cast<std::size_t>(M) * N;
-  for (int e = threadIdx.x; e < BM * BN; e += kThreads) {  // e over (BM, BN)
-    const int row = blockRow + e / BN, col = blockCol + e % BN;
-    if (row >= M || col >= N) continue;
-    const float* w = W + static_cast<std::size_t>(row) * N + col;
-    float sum = 0.f;
-    for (unsigned z = 0; z < gridDim.z; ++z) sum += __ldcg(w + z * sliceFloats);
-    float* c = &C[static_cast<std::size_t>(row) * ldc + col];
-    *c = beta == 0.f ? alpha * sum : alpha * sum + beta * *c;
-  }
+  if (N % 4 == 0 && ldc % 4 == 0 && reinterpret_cast<std::uintptr_t>(C) % 16 == 0)
+    sum_tile<BM, BN, kThreads, float4>(M, N, blockRow, blockCol, alpha, W, beta, C, ldc);
+  else
+    sum_tile<BM, BN, kThreads, float>(M, N, blockRow, blockCol, alpha, W, beta, C, ldc);
 }
 
 // kAlignedA, kAlignedB: the operand's pointer is 16-byte aligned and its ld a multiple of 4,
@@ -229,9 +262,7 @@ __device__ void sum_if_last(int M, int N, int blockRow, int blockCol, float alph
 // kSliced: block z multiplies slice z of K (kSlice deep, a multiple of BK), columns z * kSlice ..
 // of A by those rows of B, a problem of its own, into slice z of W (M x N, tight); the last of
 // a tile's gridDim.z blocks to arrive (arrivals[tile], zero at the start) adds the tile's slices
-// in order into C (rung 11's split, its sum in the same kernel). A sliced block finds the rows
-// and columns the guard path must take in the tiles it copies (its slice of K is all that
-// matters to its partial sums); an unsliced one reads them in guard, from the flag pass.
+// in order into C (rung 11's split, its sum in the same kernel). guard: the flag pass's flags.
 template <int BM, int BN, int BK, int WM, int WN, int STAGES, bool kAlignedA, bool kAlignedB,
           bool kSliced>
 __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
@@ -240,7 +271,7 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
                      const float* B, int ldb, float beta, float* C, int ldc, bool alignedC,
                      const int* guard, float* W, int* arrivals) {
   using T = Tile<BM, BN, BK, WM, WN, STAGES>;
-  static_assert(!kSliced || (kAlignedA && kAlignedB), "a sliced block tests its 16-byte copies");
+  static_assert(!kSliced || (kAlignedA && kAlignedB), "one sliced kernel: 16-byte copies");
   const int kBegin = blockIdx.z * kSlice;
   A += kBegin, B += static_cast<std::size_t>(kBegin) * ldb;
   K = min(K - kBegin, kSlice);
@@ -315,34 +346,6 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
     }
   };
 
-  // A sliced block's own flags: guardFlags[r] for row r of its tile of A, guardFlags[BM + c]
-  // for column c of its tile of B, set where a 16-byte chunk of the block's tiles holds an input
-  // the guard path must take. Each thread tests the chunks it copied, once they have landed.
-  __shared__ int guardFlags[kSliced ? BM + BN : 1];
-  if constexpr (kSliced)
-    for (int i = threadIdx.x; i < BM + BN; i += T::kThreads) guardFlags[i] = 0;
-  auto note_guarded = [&](int buf) {
-    const int tid = opaque(threadIdx.x);  // the addresses recomputed: kept, they would spill
-#pragma unroll 1  // unrolled, its loads kept registers across the loop that spilled
-    for (int l = 0; l < T::kLoadsA; ++l) {
-      const int i = tid + l * T::kThreads;  // i over (BM, BK/4), as fetch copies it
-      const float4 v =
-          *reinterpret_cast<const float4*>(&As[buf][i / (BK / 4) * T::kStrideA + i % (BK / 4) * 4]);
-      if (needs_guard(v.x) || needs_guard(v.y) || needs_guard(v.z) || needs_guard(v.w))
-        guardFlags[i / (BK / 4)] = 1;
-    }
-#pragma unroll 1
-    for (int l = 0; l < T::kLoadsB; ++l) {
-      const int i = tid + l * T::kThreads;  // i over (BK, BN/4)
-      const int c = i % (BN / 4) * 4;
-      const float4 v = *reinterpret_cast<const float4*>(&Bs[buf][i / (BN / 4) * T::kStrideB + c]);
-      if (needs_guard(v.x)) guardFlags[BM + c] = 1;
-      if (needs_guard(v.y)) guardFlags[BM + c + 1] = 1;
-      if (needs_guard(v.z)) guardFlags[BM + c + 2] = 1;
-      if (needs_guard(v.w)) guardFlags[BM + c + 3] = 1;
-    }
-  };
-
   float acc[T::NITER][T::MITER][4] = {};  // (WN/16, WM/8) d-fragments of 4
   // Tiles 0 .. STAGES-2 start on their way, one group each; a group stays empty past the end
   // of K, so that group g is always tile g and the wait below counts right.
@@ -355,7 +358,6 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
     wait_pending<STAGES - 2>();  // this thread's copies of this tile have landed
     __syncthreads();  // one barrier a step: everyone's have, and everyone is done with the
                       // buffer computed on last step, which the next tile now refills
-    if constexpr (kSliced) note_guarded(buf);
     const int ahead = k0 + (STAGES - 1) * BK;
     if (ahead < K) fetch(ahead, buf > 0 ? buf - 1 : STAGES - 1);  // in flight for STAGES-1 steps
     commit();
@@ -405,7 +407,6 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
     }
   }
 
-  if constexpr (kSliced) __syncthreads();  // every thread's flags are in guardFlags
   // (Computed here, not before the main loop: kept across it, they would spill.)
   const std::size_t sliceFloats = static_cast<std::size_t>(M) * N;
   // Where this block's products go: slice z of W, raw, or C with alpha and beta.
@@ -413,13 +414,6 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
   const int ldOut = kSliced ? N : ldc;
   const float alphaOut = kSliced ? 1.f : alpha, betaOut = kSliced ? 0.f : beta;
   const bool alignedOut = kSliced ? N % 2 == 0 : alignedC;
-  auto row_guarded = [&](int row) {
-    return kSliced ? guardFlags[row - blockRow] != 0 : guard[row] != 0;
-  };
-  auto col_guarded = [&](int col) {
-    return kSliced ? guardFlags[BM + col - blockCol] != 0 : guard[M + col] != 0;
-  };
-
   // Lane (g, t) holds C(2t + h, 2g .. 2g+1) = acc[ni][mi][h], acc[ni][mi][h + 2], h = 0, 1.
   // Unrolled, so that acc[] is indexed with constants and stays in registers.
   // guardBits: the flags of the lane's rows (bit 2mi + h: row 2t + h of tile mi) and columns
@@ -428,12 +422,12 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
 #pragma unroll
   for (int i = 0; i < 2 * T::MITER; ++i) {
     const int row = blockRow + warpRow * WM + i / 2 * 8 + 2 * t + i % 2;
-    if (row < M && row_guarded(row)) guardBits |= 1u << i;
+    if (row < M && guard[row]) guardBits |= 1u << i;
   }
 #pragma unroll
   for (int i = 0; i < 2 * T::NITER; ++i) {
     const int col = blockCol + warpCol * WN + i / 2 * 16 + 2 * g + i % 2;
-    if (col < N && col_guarded(col)) guardBits |= 1u << (16 + i);
+    if (col < N && guard[M + col]) guardBits |= 1u << (16 + i);
   }
   static_assert(2 * T::MITER <= 16 && 2 * T::NITER <= 16, "the flags fit guardBits");
   auto guarded = [&](int mi, int h, int ni, int j) {
@@ -502,10 +496,10 @@ int slices_for(long long tiles, int K, int slots) {
       std::clamp<long long>(std::min<long long>(slots / tiles, K / kMinSliceK), 1, kMaxSlices));
 }
 
-// Where K is sliced, each slice's partial product goes, raw, to the workspace, beside a count
-// of arrivals per tile (zeroed first), and a tile's last block adds its slices into C; the
-// sliced kernel reads 16-byte copies only, and finds its own guarded rows and columns; unsliced,
-// the flag pass writes the guard flags (M + N ints of workspace) first. An operand whose
+// The flag pass writes the guard flags (M + N ints of workspace) first. Where K is sliced, each
+// slice's partial product goes, raw, to the workspace, a count of arrivals per tile after the
+// slices (zeroed by the flag pass), and a tile's last block adds its slices into C; the sliced
+// kernel reads 16-byte copies only. An operand whose
 // rows cannot move in 16-byte copies (its pointer, its ld) is copied by the flag pass into the
 // workspace where it fits, rows packed_ld apart: the product then reads that copy as an aligned
 // operand, at the cost of one more write of it. Where the workspace cannot hold the slices (or
@@ -531,7 +525,10 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
                                                        stream);
   }
   const std::size_t sliceFloats = static_cast<std::size_t>(M) * N;
-  // The slices and the tiles' arrival counts (ints, after the slices): all or none.
+  // The flags first: the run needs them; the slices and the copies only speed it up.
+  runtime::Workspace<int> guard(static_cast<size_t>(M) + N, stream);
+  if (guard.error() != cudaSuccess) return guard.error();
+  // The slices and the tiles' counts of arrivals (ints, after the slices): all or none.
   std::optional<runtime::Workspace<float>> W;
   if (slices > 1) {
     W.emplace(slices * sliceFloats + tiles, stream);
@@ -546,29 +543,20 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
   const bool readA16 = a16 || packedA.get(), readB16 = b16 || packedB.get();
   if (!(readA16 && readB16)) W.reset();  // the sliced kernel reads 16-byte copies only
   const bool sliced = W.has_value();
-  runtime::Workspace<int> guard(sliced ? 0 : static_cast<size_t>(M) + N, stream);
-  if (guard.error() != cudaSuccess) return guard.error();
-  if (!sliced) {
-    err = cudaMemsetAsync(guard.get(), 0, (static_cast<size_t>(M) + N) * sizeof(int), stream);
-    if (err != cudaSuccess) return err;
-  }
-  if (!sliced || packedA.get() || packedB.get()) {
-    // A few thousand blocks read A and B at full bandwidth, however long a side is.
-    const long long chunks =
-        std::max(static_cast<long long>(M) * K, static_cast<long long>(K) * N) / 1024;
-    const dim3 flagGrid(static_cast<unsigned>(std::clamp<long long>(chunks, 1, 4096)), 1, 2);
-    sgemm_mma_3xtf32_flag<<<flagGrid, 256, 0, stream>>>(M, N, K, A, lda, B, ldb, guard.get(),
-                                                        packedA.get(), packedB.get());
-    err = cudaGetLastError();
-    if (err != cudaSuccess) return err;
-  }
+  err = cudaMemsetAsync(guard.get(), 0, (static_cast<size_t>(M) + N) * sizeof(int), stream);
+  if (err != cudaSuccess) return err;
+  int* const arrivals = sliced ? reinterpret_cast<int*>(W->get() + slices * sliceFloats) : nullptr;
+  // A few thousand blocks read A and B at full bandwidth, however long a side is.
+  const long long chunks =
+      std::max(static_cast<long long>(M) * K, static_cast<long long>(K) * N) / 1024;
+  const dim3 flagGrid(static_cast<unsigned>(std::clamp<long long>(chunks, 1, 4096)), 1, 2);
+  sgemm_mma_3xtf32_flag<<<flagGrid, 256, 0, stream>>>(M, N, K, A, lda, B, ldb, guard.get(),
+                                                      packedA.get(), packedB.get(), arrivals,
+                                                      static_cast<int>(tiles));
+  err = cudaGetLastError();
+  if (err != cudaSuccess) return err;
   if (packedA.get()) A = packedA.get(), lda = packed_ld(K);
   if (packedB.get()) B = packedB.get(), ldb = packed_ld(N);
-  int* const arrivals = sliced ? reinterpret_cast<int*>(W->get() + slices * sliceFloats) : nullptr;
-  if (sliced) {
-    err = cudaMemsetAsync(arrivals, 0, tiles * sizeof(int), stream);
-    if (err != cudaSuccess) return err;
-  }
   const dim3 block(T::kThreads);
   const dim3 grid(static_cast<unsigned>(tiles), 1, sliced ? slices : 1);  // x: the kernel bands it
   const bool alignedC = aligned(C, 8) && ldc % 2 == 0;

@@ -263,8 +263,8 @@ TEST_F(Rung13Split, BitwiseRepeatableWhereItSplits) {
 }
 
 // The slices of 128 x 128 x 4096 (one tile: 16 slices of 256) take exactly 1 MiB of workspace,
-// and their count of arrivals 4 bytes more; with 1 MiB as the limit they do not fit: the rung
-// runs unsplit, and right.
+// the flags and the tile's count of arrivals 1 KiB more; with 1 MiB as the limit both do not
+// fit: the rung runs unsplit, and right.
 TEST_F(Rung13Split, WithoutWorkspaceForTheSlicesItRunsUnsplit) {
   SGEMM_SKIP_UNSUPPORTED_RUNG(rung_number(RungId::mma_3xtf32));
   const Shape s{128, 128, 4096};

@@ -52,7 +52,7 @@ cudaError_t flags(const sgemm::Gemm& g, cudaStream_t s) {
                                     static_cast<long long>(g.K) * ((g.N + 1023) / 1024));
   const dim3 grid(static_cast<unsigned>(std::min<long long>(chunks, 4096)), 1, 2);
   r13::sgemm_mma_3xtf32_flag<<<grid, 256, 0, s>>>(g.M, g.N, g.K, g.A, g.lda, g.B, g.ldb, g_guard,
-                                                  nullptr, nullptr);
+                                                  nullptr, nullptr, nullptr, 0);
   return cudaGetLastError();
 }
 
