@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <type_traits>
 
 #include "entries.h"            // launch_config, tile_config_for: the tile forced
@@ -89,8 +88,7 @@ __device__ __forceinline__ bool needs_guard(float x) {
 }
 
 // The flag pass: guard[r] = 1 where row r of A, guard[M + n] = 1 where column n of B, holds
-// an input needs_guard names, and zeroes the sliced kernel's `tiles` counts of arrivals where
-// there are some. Where packedA (packedB) is not null it also copies A (B) there,
+// an input needs_guard names. Where packedA (packedB) is not null it also copies A (B) there,
 // rows packed_ld(K) (packed_ld(N)) floats apart, so that the product reads it in 16-byte copies.
 // Blocks of z = 0 read A, of z = 1 B, each matrix in chunks of 1024 floats: `width` (a power of
 // two, at most 1024) columns of 1024 / width rows, so that narrow matrices fill a chunk too; the
@@ -99,11 +97,8 @@ __device__ __forceinline__ bool needs_guard(float x) {
 __host__ __device__ constexpr int packed_ld(int cols) { return (cols + 3) / 4 * 4; }
 
 __global__ void sgemm_mma_3xtf32_flag(int M, int N, int K, const float* A, int lda, const float* B,
-                                      int ldb, int* guard, float* packedA, float* packedB,
-                                      int* arrivals, int tiles) {
+                                      int ldb, int* guard, float* packedA, float* packedB) {
   const bool inA = blockIdx.z == 0;
-  if (arrivals && blockIdx.x == 0 && inA)  // the sliced kernel's counts start at zero
-    for (int i = threadIdx.x; i < tiles; i += blockDim.x) arrivals[i] = 0;
   const int rows = inA ? M : K, cols = inA ? K : N, ld = inA ? lda : ldb;
   const float* X = inA ? A : B;
   float* packed = inA ? packedA : packedB;
@@ -199,81 +194,20 @@ struct Tile {
   static constexpr int kLoadsB = BK * BN / 4 / kThreads;  // chunks of B per thread per tile
 };
 
-// A sliced block, its slice of the tile stored in W: the last of the tile's gridDim.z blocks to
-// arrive adds the tile's slices, in order, into C = alpha * (W[0] + ... + W[z-1]) + beta * C
-// (beta == 0: C is not read). The order is the same whichever block is last: the same bits on
-// every run of a device (the number of slices follows its SMs and the workspace). A block's
-// writes reach the device before it counts itself (the fence); the last reads them from L2,
-// kBatch vectors of 4 floats (where N, ldc and C allow; else floats) in flight a thread.
-template <int BM, int BN, int kThreads, typename Vector>
-__device__ void sum_tile(int M, int N, int blockRow, int blockCol, float alpha, const float* W,
-                         float beta, float* C, int ldc) {
-  constexpr int kWidth = sizeof(Vector) / sizeof(float), kVectors = BM * BN / kWidth;
-  constexpr int kBatch = 16;
-  const std::size_t sliceFloats = static_cast<std::size_t>(M) * N;
-  for (int v0 = threadIdx.x; v0 < kVectors; v0 += kThreads * kBatch) {
-    Vector sum[kBatch] = {};
-    for (unsigned z = 0; z < gridDim.z; ++z)
-#pragma unroll
-      for (int b = 0; b < kBatch; ++b) {  // v over (BM, BN / kWidth)
-        const int v = v0 + b * kThreads, row = blockRow + v / (BN / kWidth);
-        const int col = blockCol + v % (BN / kWidth) * kWidth;
-        if (v >= kVectors || row >= M || col >= N) continue;
-        const Vector w = __ldcg(reinterpret_cast<const Vector*>(
-            W + z * sliceFloats + static_cast<std::size_t>(row) * N + col));
-        const float* part = reinterpret_cast<const float*>(&w);
-        float* total = reinterpret_cast<float*>(&sum[b]);
-#pragma unroll
-        for (int j = 0; j < kWidth; ++j) total[j] += part[j];
-      }
-#pragma unroll
-    for (int b = 0; b < kBatch; ++b) {
-      const int v = v0 + b * kThreads, row = blockRow + v / (BN / kWidth);
-      const int col = blockCol + v % (BN / kWidth) * kWidth;
-      if (v >= kVectors || row >= M || col >= N) continue;
-      const float* total = reinterpret_cast<const float*>(&sum[b]);
-      float* c = &C[static_cast<std::size_t>(row) * ldc + col];
-#pragma unroll
-      for (int j = 0; j < kWidth; ++j)  // kWidth 4: N % 4 == 0, so col + 3 < N
-        c[j] = beta == 0.f ? alpha * total[j] : alpha * total[j] + beta * c[j];
-    }
-  }
-}
-
-template <int BM, int BN, int kThreads>
-__device__ void sum_if_last(int M, int N, int blockRow, int blockCol, float alpha, const float* W,
-                            float beta, float* C, int ldc, int* arrivals) {
-  __shared__ bool last;
-  __threadfence();
-  __syncthreads();  // every thread's slice and guard path written and fenced
-  if (threadIdx.x == 0) last = atomicAdd(&arrivals[blockIdx.x], 1) == gridDim.z - 1;
-  __syncthreads();
-  if (!last) return;
-  __threadfence();  // the other blocks' slices, counted before this block's, are visible
-  if (N % 4 == 0 && ldc % 4 == 0 && reinterpret_cast<std::uintptr_t>(C) % 16 == 0)
-    sum_tile<BM, BN, kThreads, float4>(M, N, blockRow, blockCol, alpha, W, beta, C, ldc);
-  else
-    sum_tile<BM, BN, kThreads, float>(M, N, blockRow, blockCol, alpha, W, beta, C, ldc);
-}
-
 // kAlignedA, kAlignedB: the operand's pointer is 16-byte aligned and its ld a multiple of 4,
 // so its tiles move in 16-byte copies. alignedC: C's pointer is 8-byte aligned and ldc even,
 // so a lane's two neighbouring elements of C are one 64-bit store.
-// kSliced: block z multiplies slice z of K (kSlice deep, a multiple of BK), columns z * kSlice ..
-// of A by those rows of B, a problem of its own, into slice z of W (M x N, tight); the last of
-// a tile's gridDim.z blocks to arrive (arrivals[tile], zero at the start) adds the tile's slices
-// in order into C (rung 11's split, its sum in the same kernel). guard: the flag pass's flags.
-template <int BM, int BN, int BK, int WM, int WN, int STAGES, bool kAlignedA, bool kAlignedB,
-          bool kSliced>
+// kSlice (a multiple of BK), sliceStride: block z multiplies slice z of K, columns z * kSlice ..
+// of A by those rows of B, a problem of its own, into C + z * sliceStride (rung 11's split).
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, bool kAlignedA, bool kAlignedB>
 __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
                                   Tile<BM, BN, BK, WM, WN, STAGES>::kMinBlocks)
     sgemm_mma_3xtf32(int M, int N, int K, int kSlice, float alpha, const float* A, int lda,
-                     const float* B, int ldb, float beta, float* C, int ldc, bool alignedC,
-                     const int* guard, float* W, int* arrivals) {
+                     const float* B, int ldb, float beta, float* C, int ldc, long long sliceStride,
+                     const int* guard, bool alignedC) {
   using T = Tile<BM, BN, BK, WM, WN, STAGES>;
-  static_assert(!kSliced || (kAlignedA && kAlignedB), "one sliced kernel: 16-byte copies");
   const int kBegin = blockIdx.z * kSlice;
-  A += kBegin, B += static_cast<std::size_t>(kBegin) * ldb;
+  A += kBegin, B += static_cast<std::size_t>(kBegin) * ldb, C += blockIdx.z * sliceStride;
   K = min(K - kBegin, kSlice);
   extern __shared__ float4 ring[];  // the ring: STAGES buffers of each tile
   // As[.][r * kStrideA + k] = A[blockRow + r][k0 + k]   (BM, BK) of (BM, kStrideA)
@@ -407,13 +341,6 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
     }
   }
 
-  // (Computed here, not before the main loop: kept across it, they would spill.)
-  const std::size_t sliceFloats = static_cast<std::size_t>(M) * N;
-  // Where this block's products go: slice z of W, raw, or C with alpha and beta.
-  float* const out = kSliced ? W + blockIdx.z * sliceFloats : C;
-  const int ldOut = kSliced ? N : ldc;
-  const float alphaOut = kSliced ? 1.f : alpha, betaOut = kSliced ? 0.f : beta;
-  const bool alignedOut = kSliced ? N % 2 == 0 : alignedC;
   // Lane (g, t) holds C(2t + h, 2g .. 2g+1) = acc[ni][mi][h], acc[ni][mi][h + 2], h = 0, 1.
   // Unrolled, so that acc[] is indexed with constants and stays in registers.
   // guardBits: the flags of the lane's rows (bit 2mi + h: row 2t + h of tile mi) and columns
@@ -442,52 +369,63 @@ __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
 #pragma unroll
       for (int ni = 0; ni < T::NITER; ++ni) {
         const int col = blockCol + warpCol * WN + ni * 16 + 2 * g;
-        float* c = &out[static_cast<std::size_t>(row) * ldOut + col];
+        float* c = &C[static_cast<std::size_t>(row) * ldc + col];
         const float r[2] = {acc[ni][mi][h], acc[ni][mi][h + 2]};
         const bool paired = !guarded(mi, h, ni, 0) && !guarded(mi, h, ni, 1);
-        if (alignedOut && paired && col + 1 < N) {  // one 64-bit store (and load, beta != 0)
-          float2 v = make_float2(alphaOut * r[0], alphaOut * r[1]);
-          if (betaOut != 0.f) {  // BLAS semantics: with beta == 0, C is not read (it may be NaN)
+        if (alignedC && paired && col + 1 < N) {  // one 64-bit store (and load, beta != 0)
+          float2 out = make_float2(alpha * r[0], alpha * r[1]);
+          if (beta != 0.f) {  // BLAS semantics: with beta == 0, C is not read (it may hold NaN)
             const float2 old = *reinterpret_cast<const float2*>(c);
-            v.x += betaOut * old.x, v.y += betaOut * old.y;
+            out.x += beta * old.x, out.y += beta * old.y;
           }
-          *reinterpret_cast<float2*>(c) = v;
+          *reinterpret_cast<float2*>(c) = out;
           continue;
         }
         for (int j = 0; j < 2 && col + j < N; ++j)
           if (!guarded(mi, h, ni, j))
-            c[j] = betaOut == 0.f ? alphaOut * r[j] : alphaOut * r[j] + betaOut * c[j];
+            c[j] = beta == 0.f ? alpha * r[j] : alpha * r[j] + beta * c[j];
       }
     }
 
   // The guard path: flagged elements one at a time, e over (MITER, 2, NITER, 2), C still C0
   // there. The sizes go through opaque(): kept in registers across the main loop, they spilled.
-  if (guardBits != 0) {
+  if (guardBits == 0) return;
 #pragma unroll 1
-    for (int e = 0; e < 4 * T::MITER * T::NITER; ++e) {
-      const int mi = e / (4 * T::NITER), h = e / (2 * T::NITER) % 2, ni = e / 2 % T::NITER;
-      const int j = e % 2;
-      const int row = blockRow + warpRow * WM + mi * 8 + 2 * t + h;
-      const int col = blockCol + warpCol * WN + ni * 16 + 2 * g + j;
-      if (row >= M || col >= N || !guarded(mi, h, ni, j)) continue;
-      float* c = &out[static_cast<std::size_t>(row) * ldOut + col];
-      const float r = fp32_dot(A, opaque(lda), B, opaque(ldb), opaque(K), row, col);
-      *c = betaOut == 0.f ? alphaOut * r : alphaOut * r + betaOut * *c;
-    }
+  for (int e = 0; e < 4 * T::MITER * T::NITER; ++e) {
+    const int mi = e / (4 * T::NITER), h = e / (2 * T::NITER) % 2, ni = e / 2 % T::NITER, j = e % 2;
+    const int row = blockRow + warpRow * WM + mi * 8 + 2 * t + h;
+    const int col = blockCol + warpCol * WN + ni * 16 + 2 * g + j;
+    if (row >= M || col >= N || !guarded(mi, h, ni, j)) continue;
+    float* c = &C[static_cast<std::size_t>(row) * ldc + col];
+    const float r = fp32_dot(A, opaque(lda), B, opaque(ldb), opaque(K), row, col);
+    *c = beta == 0.f ? alpha * r : alpha * r + beta * *c;
   }
-  if constexpr (kSliced)
-    sum_if_last<BM, BN, T::kThreads>(M, N, blockRow, blockCol, alpha, W, beta, C, ldc, arrivals);
 }
 
 inline bool aligned(const void* p, int bytes) {
   return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
 }
 
+// The slices' sum (rung 11's): C = alpha * (W[0] + W[1] + ... + W[slices-1]) + beta * C, W
+// tight M x N slices one after another, added in the same order for every element: the same
+// bits on every run of a device (the number of slices follows its SMs and the workspace).
+__global__ void sum_slices(int M, int N, int slices, float alpha, const float* W, float beta,
+                           float* C, int ldc) {
+  const long long count = static_cast<long long>(M) * N;
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < count;
+       e += static_cast<long long>(gridDim.x) * blockDim.x) {
+    float sum = 0.f;
+    for (int z = 0; z < slices; ++z) sum += W[z * count + e];
+    float* c = C + e / N * ldc + e % N;
+    *c = beta == 0.f ? alpha * sum : alpha * sum + beta * *c;  // beta == 0: C is not read
+  }
+}
+
 // Few tiles (a small square, a skinny M or N, a long K) leave SMs idle: where they would fill
 // fewer than half of the `slots` (blocks the GPU holds at once), K is cut into as many slices as
-// fill them once, each at least kMinSliceK deep, and the last block of a tile adds its slices.
-// This is the path off Hopper (rung 11's and rung 17's splits are sm_90a code): on an A100-class
-// GPU a 1024^3 problem is 32 tiles of 128 x 256.
+// fill them once, each at least kMinSliceK deep, and a second kernel adds the slices. This is the
+// path off Hopper (rung 11's and rung 17's splits are sm_90a code): on an A100-class GPU a 1024^3
+// problem is 32 tiles of 128 x 256.
 constexpr int kMinSliceK = 128, kMaxSlices = 16;
 
 int slices_for(long long tiles, int K, int slots) {
@@ -496,14 +434,12 @@ int slices_for(long long tiles, int K, int slots) {
       std::clamp<long long>(std::min<long long>(slots / tiles, K / kMinSliceK), 1, kMaxSlices));
 }
 
-// The flag pass writes the guard flags (M + N ints of workspace) first. Where K is sliced, each
-// slice's partial product goes, raw, to the workspace, a count of arrivals per tile after the
-// slices (zeroed by the flag pass), and a tile's last block adds its slices into C; the sliced
-// kernel reads 16-byte copies only. An operand whose
-// rows cannot move in 16-byte copies (its pointer, its ld) is copied by the flag pass into the
-// workspace where it fits, rows packed_ld apart: the product then reads that copy as an aligned
-// operand, at the cost of one more write of it. Where the workspace cannot hold the slices (or
-// a sliced problem's copies), one slice; where it cannot hold the flags, the workspace's error.
+// The guard flags (M + N ints) come from the workspace; the flag pass runs first. With
+// slices > 1 each slice's partial product goes, raw (alpha = 1, beta = 0), to the workspace,
+// and the sum applies alpha and beta; where the workspace cannot hold the slices, one slice.
+// An operand whose rows cannot move in 16-byte copies (its pointer, its ld) is copied by the
+// flag pass into the workspace where it fits, rows packed_ld apart: the product then reads
+// that copy as an aligned operand, at the cost of one more write of it.
 template <int BM, int BN, int BK, int WM, int WN, int STAGES>
 cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                         int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
@@ -519,66 +455,60 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
   const long long step = static_cast<long long>(wanted) * BK;
   const int kSlice = wanted > 1 ? static_cast<int>((K + step - 1) / step * BK) : K;  // k-tiles
   const int slices = wanted > 1 ? (K + kSlice - 1) / kSlice : 1;
-  if constexpr (BN > 128) {  // sliced, the 128 x 256 kernel spills (255 registers): 128 x 128
-    if (slices > 1)
-      return launch_tile<128, 128, BK, 64, 64, STAGES>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
-                                                       stream);
-  }
-  const std::size_t sliceFloats = static_cast<std::size_t>(M) * N;
-  // The flags first: the run needs them; the slices and the copies only speed it up.
+  const long long sliceFloats = static_cast<long long>(M) * N;
+  // The flags first: the run needs them, the slices and the packed copies only speed it up.
   runtime::Workspace<int> guard(static_cast<size_t>(M) + N, stream);
   if (guard.error() != cudaSuccess) return guard.error();
-  // The slices and the tiles' counts of arrivals (ints, after the slices): all or none.
-  std::optional<runtime::Workspace<float>> W;
-  if (slices > 1) {
-    W.emplace(slices * sliceFloats + tiles, stream);
-    if (W->error() != cudaSuccess && W->error() != cudaErrorMemoryAllocation) return W->error();
-    if (W->error() != cudaSuccess) W.reset();
-  }
+  runtime::Workspace<float> W(slices > 1 ? slices * sliceFloats : 0, stream);
+  if (W.error() != cudaSuccess && W.error() != cudaErrorMemoryAllocation) return W.error();
+  const bool split = slices > 1 && W.error() == cudaSuccess;
   const bool a16 = aligned(A, 16) && lda % 4 == 0, b16 = aligned(B, 16) && ldb % 4 == 0;
   runtime::Workspace<float> packedA(a16 ? 0 : static_cast<size_t>(M) * packed_ld(K), stream);
   runtime::Workspace<float> packedB(b16 ? 0 : static_cast<size_t>(K) * packed_ld(N), stream);
   for (const cudaError_t e : {packedA.error(), packedB.error()})
     if (e != cudaSuccess && e != cudaErrorMemoryAllocation) return e;
-  const bool readA16 = a16 || packedA.get(), readB16 = b16 || packedB.get();
-  if (!(readA16 && readB16)) W.reset();  // the sliced kernel reads 16-byte copies only
-  const bool sliced = W.has_value();
   err = cudaMemsetAsync(guard.get(), 0, (static_cast<size_t>(M) + N) * sizeof(int), stream);
   if (err != cudaSuccess) return err;
-  int* const arrivals = sliced ? reinterpret_cast<int*>(W->get() + slices * sliceFloats) : nullptr;
   // A few thousand blocks read A and B at full bandwidth, however long a side is.
   const long long chunks =
       std::max(static_cast<long long>(M) * K, static_cast<long long>(K) * N) / 1024;
   const dim3 flagGrid(static_cast<unsigned>(std::clamp<long long>(chunks, 1, 4096)), 1, 2);
   sgemm_mma_3xtf32_flag<<<flagGrid, 256, 0, stream>>>(M, N, K, A, lda, B, ldb, guard.get(),
-                                                      packedA.get(), packedB.get(), arrivals,
-                                                      static_cast<int>(tiles));
+                                                      packedA.get(), packedB.get());
   err = cudaGetLastError();
   if (err != cudaSuccess) return err;
   if (packedA.get()) A = packedA.get(), lda = packed_ld(K);
   if (packedB.get()) B = packedB.get(), ldb = packed_ld(N);
   const dim3 block(T::kThreads);
-  const dim3 grid(static_cast<unsigned>(tiles), 1, sliced ? slices : 1);  // x: the kernel bands it
-  const bool alignedC = aligned(C, 8) && ldc % 2 == 0;
-  // One kernel per alignment of A and of B (C's is a run-time flag), and the sliced one.
-  auto run = [&](auto alignedA, auto alignedB, auto isSliced) {
-    constexpr bool kSliced = decltype(isSliced)::value;
+  const dim3 grid(static_cast<unsigned>(tiles), 1, split ? slices : 1);  // x: the kernel bands it
+  // One kernel per alignment of A and of B; C's is a run-time flag.
+  auto run = [&](auto alignedA, auto alignedB) {
     constexpr auto kernel = sgemm_mma_3xtf32<BM, BN, BK, WM, WN, STAGES, decltype(alignedA)::value,
-                                             decltype(alignedB)::value, kSliced>;
+                                             decltype(alignedB)::value>;
     const cudaError_t allowed = runtime::allow_shared_bytes<kernel>(T::kSharedBytes);
     if (allowed != cudaSuccess) return allowed;
-    kernel<<<grid, block, T::kSharedBytes, stream>>>(M, N, K, sliced ? kSlice : K, alpha, A, lda, B,
-                                                     ldb, beta, C, ldc, alignedC, guard.get(),
-                                                     sliced ? W->get() : nullptr, arrivals);
+    if (split)
+      kernel<<<grid, block, T::kSharedBytes, stream>>>(M, N, K, kSlice, 1.f, A, lda, B, ldb, 0.f,
+                                                       W.get(), N, sliceFloats, guard.get(),
+                                                       N % 2 == 0);
+    else  // one slice: all of K
+      kernel<<<grid, block, T::kSharedBytes, stream>>>(M, N, K, K, alpha, A, lda, B, ldb, beta, C,
+                                                       ldc, 0, guard.get(),
+                                                       aligned(C, 8) && ldc % 2 == 0);
     return cudaGetLastError();
   };
-  using Yes = std::true_type;
-  using No = std::false_type;
-  if constexpr (BN <= 128)  // the wider tile hands a sliced problem to this one (above)
-    if (sliced) return run(Yes{}, Yes{}, Yes{});
-  if (readA16) return readB16 ? run(Yes{}, Yes{}, No{}) : run(Yes{}, No{}, No{});
-  return readB16 ? run(No{}, Yes{}, No{}) : run(No{}, No{}, No{});
-  // W, the copies and the flags go back to the pool, ordered after the kernel
+  const bool readA16 = a16 || packedA.get(), readB16 = b16 || packedB.get();
+  if (readA16)
+    err = readB16 ? run(std::true_type{}, std::true_type{})
+                  : run(std::true_type{}, std::false_type{});
+  else
+    err = readB16 ? run(std::false_type{}, std::true_type{})
+                  : run(std::false_type{}, std::false_type{});
+  if (err != cudaSuccess || !split) return err;
+  const long long blocks = std::min<long long>((sliceFloats + 255) / 256, 4096);
+  sum_slices<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(M, N, slices, alpha, W.get(), beta,
+                                                                C, ldc);
+  return cudaGetLastError();  // W, the copies and the flags go back to the pool after the sum
 }
 
 // Below this K the three products miss FP32's componentwise bound (docs/13): shorter products

@@ -240,7 +240,7 @@ TEST_F(Cluster3xTf32, BitwiseRepeatableOnEveryClusterSize) {
 }
 
 // Rung 13 cuts K into slices where its tiles fill fewer than half the blocks the GPU holds, and
-// the last block of a tile to finish adds its slices in order: the same bits on every run. On an H100 or H200 (128 x
+// adds them in order in a second kernel: the same bits on every run. On an H100 or H200 (128 x
 // 128 tiles, two blocks an SM) 1024^3 is 64 tiles (4 slices), 2 x 512 x 1024 four (8 slices),
 // 333 x 257 x 4099 nine (16 slices, the last shorter, its operands packed: K and N odd),
 // 127 x 1 x 1023 one (7 slices); 2048 x 2048 x 512 (256 tiles) runs unsplit.
@@ -262,9 +262,9 @@ TEST_F(Rung13Split, BitwiseRepeatableWhereItSplits) {
   }
 }
 
-// The slices of 128 x 128 x 4096 (one tile: 16 slices of 256) take exactly 1 MiB of workspace,
-// the flags and the tile's count of arrivals 1 KiB more; with 1 MiB as the limit both do not
-// fit: the rung runs unsplit, and right.
+// The slices of 128 x 128 x 4096 (one tile: 16 slices of 256) take exactly 1 MiB of workspace;
+// with that as the limit the guard flags come first and the slices do not fit: the rung runs
+// unsplit, and right.
 TEST_F(Rung13Split, WithoutWorkspaceForTheSlicesItRunsUnsplit) {
   SGEMM_SKIP_UNSUPPORTED_RUNG(rung_number(RungId::mma_3xtf32));
   const Shape s{128, 128, 4096};
