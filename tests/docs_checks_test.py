@@ -384,8 +384,9 @@ class UnitTest(unittest.TestCase):
         self.assertEqual(n, 1)
         with unittest.mock.patch.object(code_facts, "source", lambda rel: planted):
             self.assertEqual(sass_facts.ksteps_per_pass(rung), 2)
-            halves = sass_facts.per_kstep(SASS, KSTEP_RUNG, "HMMA")
-        self.assertEqual(int(halves) * 2, int(sass_facts.per_kstep(SASS, KSTEP_RUNG, "HMMA")))
+            halves = sass_facts.per_kstep(SASS, KSTEP_RUNG, "HMMA", "WM=64")
+        whole = sass_facts.per_kstep(SASS, KSTEP_RUNG, "HMMA", "WM=64")  # the 64 x 64 warps'
+        self.assertEqual(int(halves) * 2, int(whole))
         with unittest.mock.patch.object(code_facts, "source", lambda rel: "no loop"):
             with self.assertRaisesRegex(ladder.Error, "no `for \\(int ks"):
                 sass_facts.ksteps_per_pass(rung)

@@ -165,7 +165,10 @@ def bits_of(x):
 
 def split(root):
     src = rung_source(root, 13)
-    c = src.constants(src.launch_args(), TILE)
+    # The first tile of rung 13's list (launch_config's first launch_tile<...>): the GPU's
+    # shared memory picks one, and each has warps of 64 x 64 but the last.
+    tile = src.launch_args(caller=r"cudaError_t launch_config\(int config")
+    c = src.constants(tile, TILE)
     mask = int(src.find(r"big & (0x[0-9a-f]+)u", "split_tf32's mask").group(1), 16)
     cut = (~mask & 0xffffffff).bit_length()
     keep = 23 - cut + 1  # significant bits of a TF32, the implicit one included
