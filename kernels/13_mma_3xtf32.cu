@@ -90,42 +90,58 @@ __device__ __forceinline__ bool needs_guard(float x) {
 // The flag pass: guard[r] = 1 where row r of A, guard[M + n] = 1 where column n of B, holds
 // an input needs_guard names. Where packedA (packedB) is not null it also copies A (B) there,
 // rows packed_ld(K) (packed_ld(N)) floats apart, so that the product reads it in 16-byte copies.
-// Blocks of z = 0 read A, of z = 1 B, each matrix in chunks of 1024 floats: `width` (a power of
-// two, at most 1024) columns of 1024 / width rows, so that narrow matrices fill a chunk too; the
-// blocks stride over the chunks, as many busy for a long K as for a long M. A thread loads its
-// 4 floats of a chunk before it tests any: they are in flight together.
+// Blocks of z = 0 read A, of z = 1 B, each matrix in chunks of kFlagChunk floats: `width` (a
+// power of two, 4 to kFlagChunk) columns of kFlagChunk / width rows, so that narrow matrices
+// fill a chunk too; the blocks stride over the chunks, as many busy for a long K as for a long M.
+// A thread takes kFlagRuns runs of 4 columns and loads all of them before it tests any, each run
+// in one 16-byte load where its matrix's rows allow it (wideA, wideB): the pass runs after the
+// operands left L2, so it waits on DRAM, and the bytes it has in flight set its pace.
 __host__ __device__ constexpr int packed_ld(int cols) { return (cols + 3) / 4 * 4; }
 
-__global__ void sgemm_mma_3xtf32_flag(int M, int N, int K, const float* A, int lda, const float* B,
-                                      int ldb, int* guard, float* packedA, float* packedB) {
+constexpr int kFlagThreads = 256, kFlagRuns = 4, kFlagShift = 12;
+constexpr int kFlagChunk = 1 << kFlagShift;  // floats: kFlagThreads * kFlagRuns runs of 4
+static_assert(kFlagChunk == kFlagThreads * kFlagRuns * 4, "a chunk is every thread's runs");
+
+__global__ void __launch_bounds__(kFlagThreads)
+    sgemm_mma_3xtf32_flag(int M, int N, int K, const float* A, int lda, bool wideA, const float* B,
+                          int ldb, bool wideB, int* guard, float* packedA, float* packedB) {
   const bool inA = blockIdx.z == 0;
   const int rows = inA ? M : K, cols = inA ? K : N, ld = inA ? lda : ldb;
   const float* X = inA ? A : B;
+  const bool wide = inA ? wideA : wideB;
   float* packed = inA ? packedA : packedB;
-  const int shift = min(32 - __clz(cols - 1), 10);  // width = 2^shift >= cols, or 1024
-  const int width = 1 << shift, rowsPerChunk = 1024 >> shift;
+  const int shift = max(min(32 - __clz(cols - 1), kFlagShift), 2);  // width = 2^shift >= cols
+  const int width = 1 << shift, rowsPerChunk = kFlagChunk >> shift;
   const long long chunksPerRow = (cols + width - 1) >> shift;
   const long long count = (rows + rowsPerChunk - 1) / rowsPerChunk * chunksPerRow;
   for (long long i = blockIdx.x; i < count; i += gridDim.x) {
     const long long firstRow = i / chunksPerRow * rowsPerChunk;
     const int firstCol = static_cast<int>(i % chunksPerRow) << shift;
-    float x[4];
-    long long row[4];
-    int col[4];
+    float x[kFlagRuns][4];
+    long long row[kFlagRuns];
+    int col[kFlagRuns];
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const int l = threadIdx.x + 256 * j;  // l over (rowsPerChunk, width)
+    for (int j = 0; j < kFlagRuns; ++j) {
+      const int l = 4 * (threadIdx.x + kFlagThreads * j);  // l over (rowsPerChunk, width)
       row[j] = firstRow + (l >> shift), col[j] = firstCol + (l & (width - 1));
-      const bool inside = row[j] < rows && col[j] < cols;
-      x[j] = inside ? X[row[j] * ld + col[j]] : 0.f;
-      if (!inside) row[j] = -1;
+      if (row[j] >= rows) row[j] = -1;  // the chunk's last rows past the matrix
+      const float* run = X + (row[j] < 0 ? 0 : row[j] * ld + col[j]);
+      if (wide && row[j] >= 0 && col[j] + 3 < cols) {
+        const float4 v = *reinterpret_cast<const float4*>(run);
+        x[j][0] = v.x, x[j][1] = v.y, x[j][2] = v.z, x[j][3] = v.w;
+      } else {
+#pragma unroll
+        for (int v = 0; v < 4; ++v) x[j][v] = row[j] >= 0 && col[j] + v < cols ? run[v] : 0.f;
+      }
     }
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      if (row[j] < 0) continue;
-      if (packed) packed[row[j] * packed_ld(cols) + col[j]] = x[j];
-      if (needs_guard(x[j])) guard[inA ? row[j] : M + col[j]] = 1;
-    }
+    for (int j = 0; j < kFlagRuns; ++j)
+#pragma unroll
+      for (int v = 0; v < 4; ++v) {
+        if (row[j] < 0 || col[j] + v >= cols) continue;
+        if (packed) packed[row[j] * packed_ld(cols) + col[j] + v] = x[j][v];
+        if (needs_guard(x[j][v])) guard[inA ? row[j] : M + col[j] + v] = 1;
+      }
   }
 }
 
@@ -406,27 +422,78 @@ inline bool aligned(const void* p, int bytes) {
   return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
 }
 
-// The slices' sum (rung 11's): C = alpha * (W[0] + W[1] + ... + W[slices-1]) + beta * C, W
-// tight M x N slices one after another, added in the same order for every element: the same
-// bits on every run of a device (the number of slices follows its SMs and the workspace).
-__global__ void sum_slices(int M, int N, int slices, float alpha, const float* W, float beta,
-                           float* C, int ldc) {
-  const long long count = static_cast<long long>(M) * N;
-  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < count;
-       e += static_cast<long long>(gridDim.x) * blockDim.x) {
-    float sum = 0.f;
-    for (int z = 0; z < slices; ++z) sum += W[z * count + e];
-    float* c = C + e / N * ldc + e % N;
-    *c = beta == 0.f ? alpha * sum : alpha * sum + beta * *c;  // beta == 0: C is not read
-  }
-}
-
 // Few tiles (a small square, a skinny M or N, a long K) leave SMs idle: where they would fill
 // fewer than half of the `slots` (blocks the GPU holds at once), K is cut into as many slices as
 // fill them once, each at least kMinSliceK deep, and a second kernel adds the slices. This is the
 // path off Hopper (rung 11's and rung 17's splits are sm_90a code): on an A100-class GPU a 1024^3
 // problem is 32 tiles of 128 x 256.
 constexpr int kMinSliceK = 128, kMaxSlices = 16;
+
+// The slices' sum (rung 11's): C = alpha * (W[0] + W[1] + ... + W[slices-1]) + beta * C, W
+// tight M x N slices one after another, added in the same order for every element: the same
+// bits on every run of a device (the number of slices follows its SMs and the workspace). A
+// thread takes V elements of a row, V = 4 where N, C and ldc allow 16-byte access, and loads
+// every slice's before it adds any: like the flag pass, the sum waits on memory, not on adds.
+template <int V>
+__global__ void __launch_bounds__(256) sum_slices(int M, int N, int slices, float alpha,
+                                                  const float* W, float beta, float* C, int ldc) {
+  struct alignas(4 * V) Run {
+    float v[V];
+  };
+  const long long count = static_cast<long long>(M) * N;
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x * V;
+  for (long long e = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * V; e < count;
+       e += stride) {
+    Run part[kMaxSlices];
+#pragma unroll
+    for (int z = 0; z < kMaxSlices; ++z)
+      if (z < slices) part[z] = *reinterpret_cast<const Run*>(W + z * count + e);
+    Run* c = reinterpret_cast<Run*>(C + e / N * ldc + e % N);
+    Run out = beta == 0.f ? Run{} : *c;  // beta == 0: C is not read
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      float sum = 0.f;
+#pragma unroll
+      for (int z = 0; z < kMaxSlices; ++z)
+        if (z < slices) sum += part[z].v[v];
+      out.v[v] = beta == 0.f ? alpha * sum : alpha * sum + beta * out.v[v];
+    }
+    *c = out;
+  }
+}
+
+// Blocks of 256 threads that fill the GPU once: the flag pass and the sum stride over the rest.
+constexpr int kPassBlocksPerSm = 8;
+
+// The flags: zeroed, then the flag pass over A and B (and their packed copies, where given).
+inline cudaError_t flag_rows_and_columns(int M, int N, int K, const float* A, int lda,
+                                         const float* B, int ldb, int* guard, float* packedA,
+                                         float* packedB, int sms, cudaStream_t stream) {
+  cudaError_t err = cudaMemsetAsync(guard, 0, (static_cast<size_t>(M) + N) * sizeof(int), stream);
+  if (err != cudaSuccess) return err;
+  const long long chunks =
+      std::max(static_cast<long long>(M) * K, static_cast<long long>(K) * N) / kFlagChunk;
+  const dim3 grid(static_cast<unsigned>(std::clamp<long long>(chunks, 1, kPassBlocksPerSm * sms)),
+                  1, 2);
+  const bool wideA = aligned(A, 16) && lda % 4 == 0, wideB = aligned(B, 16) && ldb % 4 == 0;
+  sgemm_mma_3xtf32_flag<<<grid, kFlagThreads, 0, stream>>>(M, N, K, A, lda, wideA, B, ldb, wideB,
+                                                           guard, packedA, packedB);
+  return cudaGetLastError();
+}
+
+// The sum's launch: 16-byte runs where every row of C and of W starts on 16 bytes.
+inline cudaError_t add_slices(int M, int N, int slices, float alpha, const float* W, float beta,
+                              float* C, int ldc, int sms, cudaStream_t stream) {
+  const bool wide = N % 4 == 0 && ldc % 4 == 0 && aligned(C, 16) && aligned(W, 16);
+  const long long runs = static_cast<long long>(M) * N / (wide ? 4 : 1);
+  const unsigned blocks =
+      static_cast<unsigned>(std::clamp<long long>((runs + 255) / 256, 1, kPassBlocksPerSm * sms));
+  if (wide)
+    sum_slices<4><<<blocks, 256, 0, stream>>>(M, N, slices, alpha, W, beta, C, ldc);
+  else
+    sum_slices<1><<<blocks, 256, 0, stream>>>(M, N, slices, alpha, W, beta, C, ldc);
+  return cudaGetLastError();
+}
 
 int slices_for(long long tiles, int K, int slots) {
   if (2 * tiles > slots) return 1;
@@ -467,15 +534,8 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
   runtime::Workspace<float> packedB(b16 ? 0 : static_cast<size_t>(K) * packed_ld(N), stream);
   for (const cudaError_t e : {packedA.error(), packedB.error()})
     if (e != cudaSuccess && e != cudaErrorMemoryAllocation) return e;
-  err = cudaMemsetAsync(guard.get(), 0, (static_cast<size_t>(M) + N) * sizeof(int), stream);
-  if (err != cudaSuccess) return err;
-  // A few thousand blocks read A and B at full bandwidth, however long a side is.
-  const long long chunks =
-      std::max(static_cast<long long>(M) * K, static_cast<long long>(K) * N) / 1024;
-  const dim3 flagGrid(static_cast<unsigned>(std::clamp<long long>(chunks, 1, 4096)), 1, 2);
-  sgemm_mma_3xtf32_flag<<<flagGrid, 256, 0, stream>>>(M, N, K, A, lda, B, ldb, guard.get(),
-                                                      packedA.get(), packedB.get());
-  err = cudaGetLastError();
+  err = flag_rows_and_columns(M, N, K, A, lda, B, ldb, guard.get(), packedA.get(), packedB.get(),
+                              sms, stream);
   if (err != cudaSuccess) return err;
   if (packedA.get()) A = packedA.get(), lda = packed_ld(K);
   if (packedB.get()) B = packedB.get(), ldb = packed_ld(N);
@@ -505,10 +565,8 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
     err = readB16 ? run(std::false_type{}, std::true_type{})
                   : run(std::false_type{}, std::false_type{});
   if (err != cudaSuccess || !split) return err;
-  const long long blocks = std::min<long long>((sliceFloats + 255) / 256, 4096);
-  sum_slices<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(M, N, slices, alpha, W.get(), beta,
-                                                                C, ldc);
-  return cudaGetLastError();  // W, the copies and the flags go back to the pool after the sum
+  // W, the copies and the flags go back to the pool after the sum
+  return add_slices(M, N, slices, alpha, W.get(), beta, C, ldc, sms, stream);
 }
 
 // Below this K the three products miss FP32's componentwise bound (docs/13): shorter products

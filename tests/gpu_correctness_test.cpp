@@ -196,6 +196,24 @@ class Repeatable : public GpuTest {
       }
     }
   }
+
+  // Rung 13 on s (uniform inputs, seeds `seed` and `seed` + 1) with the workspace held to
+  // `limit` bytes: it still runs, within FP32's bound of cuBLAS.
+  void expect_rung13_within_bound_under(size_t limit, const Shape& s, uint64_t seed) {
+    DeviceBuffer A(size_t(s.M) * s.K), B(size_t(s.K) * s.N), C(size_t(s.M) * s.N);
+    fill_matrix(A.get(), s.M, s.K, s.K, Fill::uniform, seed, 0.f, harness_->stream());
+    fill_matrix(B.get(), s.K, s.N, s.N, Fill::uniform, seed + 1, 0.f, harness_->stream());
+    sync();
+    release_workspace();
+    set_workspace_limit(limit);
+    std::string why;
+    const Status status = launch(rung_number(RungId::mma_3xtf32), s.M, s.N, s.K, 1.f, A.get(), s.K,
+                                 B.get(), s.N, 0.f, C.get(), s.N, harness_->stream(), &why);
+    sync();
+    set_workspace_limit(0);
+    ASSERT_EQ(status, Status::ok) << why;
+    EXPECT_TRUE(compare_with_cublas(*harness_, s, A, B, to_host(C), Precision::fp32).pass);
+  }
 };
 
 // Rung 17 sums a tile's partial products across the blocks of a cluster, in rank order: the
@@ -267,20 +285,8 @@ TEST_F(Rung13Split, BitwiseRepeatableWhereItSplits) {
 // unsplit, and right.
 TEST_F(Rung13Split, WithoutWorkspaceForTheSlicesItRunsUnsplit) {
   SGEMM_SKIP_UNSUPPORTED_RUNG(rung_number(RungId::mma_3xtf32));
-  const Shape s{128, 128, 4096};
-  DeviceBuffer A(size_t(s.M) * s.K), B(size_t(s.K) * s.N), C(size_t(s.M) * s.N);
-  fill_matrix(A.get(), s.M, s.K, s.K, Fill::uniform, 53, 0.f, harness_->stream());
-  fill_matrix(B.get(), s.K, s.N, s.N, Fill::uniform, 54, 0.f, harness_->stream());
-  sync();
-  release_workspace();
-  set_workspace_limit(size_t(16) * s.M * s.N * sizeof(float));
-  std::string why;
-  const Status status = launch(rung_number(RungId::mma_3xtf32), s.M, s.N, s.K, 1.f, A.get(), s.K,
-                               B.get(), s.N, 0.f, C.get(), s.N, harness_->stream(), &why);
-  sync();
-  set_workspace_limit(0);
-  ASSERT_EQ(status, Status::ok) << why;
-  EXPECT_TRUE(compare_with_cublas(*harness_, s, A, B, to_host(C), Precision::fp32).pass);
+  expect_rung13_within_bound_under(size_t(16) * 128 * 128 * sizeof(float), Shape{128, 128, 4096},
+                                   53);
 }
 
 // Rung 13's tiles, each forced (the GPU's shared memory picks one of them): within FP32's bound
@@ -313,20 +319,9 @@ TEST_F(Rung13Tiles, EveryTileWithinTheBound) {
 
 TEST_F(Rung13Tiles, WithoutWorkspaceForThePackedCopiesItReadsInPlace) {
   SGEMM_SKIP_UNSUPPORTED_RUNG(rung_number(RungId::mma_3xtf32));
-  const Shape s{2001, 2003, 1001};  // 256 tiles or more: unsplit, A and B packed where they fit
-  DeviceBuffer A(size_t(s.M) * s.K), B(size_t(s.K) * s.N), C(size_t(s.M) * s.N);
-  fill_matrix(A.get(), s.M, s.K, s.K, Fill::uniform, 55, 0.f, harness_->stream());
-  fill_matrix(B.get(), s.K, s.N, s.N, Fill::uniform, 56, 0.f, harness_->stream());
-  sync();
-  release_workspace();
-  set_workspace_limit(size_t(1) << 20);  // the flags (16 KiB), not a copy of A (8 MiB)
-  std::string why;
-  const Status status = launch(rung_number(RungId::mma_3xtf32), s.M, s.N, s.K, 1.f, A.get(), s.K,
-                               B.get(), s.N, 0.f, C.get(), s.N, harness_->stream(), &why);
-  sync();
-  set_workspace_limit(0);
-  ASSERT_EQ(status, Status::ok) << why;
-  EXPECT_TRUE(compare_with_cublas(*harness_, s, A, B, to_host(C), Precision::fp32).pass);
+  // 2001 x 2003 x 1001: 256 tiles or more, unsplit; the limit holds the flags (16 KiB), not a
+  // copy of A (8 MiB), so A and B are read in place
+  expect_rung13_within_bound_under(size_t(1) << 20, Shape{2001, 2003, 1001}, 55);
 }
 
 // Rung 15's pre-pass path: with one slice each block walks several tiles (1500 x 1700 has 168

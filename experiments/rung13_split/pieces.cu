@@ -49,13 +49,18 @@ int* g_guard = nullptr;
 float* g_slices = nullptr;
 constexpr size_t kSliceFloats = size_t(1) << 28;  // 1 GiB
 
+int multiprocessors() {
+  int sms = 0;
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  return sms;
+}
+
 struct Split {
   int slices, kSlice;
   long long tiles;
 };
 Split split_of(int M, int N, int K, int BM, int BN) {
-  int sms = 0;
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  const int sms = multiprocessors();
   const long long tiles = static_cast<long long>((M + BM - 1) / BM) * ((N + BN - 1) / BN);
   const int wanted = r13::slices_for(tiles, K, sms);
   const long long step = static_cast<long long>(wanted) * 32;
@@ -64,14 +69,8 @@ Split split_of(int M, int N, int K, int BM, int BN) {
 }
 
 cudaError_t flags(const sgemm::Gemm& g, cudaStream_t s) {
-  cudaError_t err = cudaMemsetAsync(g_guard, 0, (static_cast<size_t>(g.M) + g.N) * sizeof(int), s);
-  if (err != cudaSuccess) return err;
-  const long long chunks = std::max(static_cast<long long>(g.M) * ((g.K + 1023) / 1024),
-                                    static_cast<long long>(g.K) * ((g.N + 1023) / 1024));
-  const dim3 grid(static_cast<unsigned>(std::min<long long>(chunks, 4096)), 1, 2);
-  r13::sgemm_mma_3xtf32_flag<<<grid, 256, 0, s>>>(g.M, g.N, g.K, g.A, g.lda, g.B, g.ldb, g_guard,
-                                                  nullptr, nullptr);
-  return cudaGetLastError();
+  return r13::flag_rows_and_columns(g.M, g.N, g.K, g.A, g.lda, g.B, g.ldb, g_guard, nullptr,
+                                    nullptr, multiprocessors(), s);
 }
 
 // The product kernel of a BM x BN tile, with launch()'s slices of K into g_slices where
@@ -110,11 +109,8 @@ cudaError_t product(const sgemm::Gemm& g, cudaStream_t s, bool splitAsLaunch) {
 cudaError_t sum(const sgemm::Gemm& g, cudaStream_t s) {
   const Split sp = split_of(g.M, g.N, g.K, 128, 256);
   if (sp.slices == 1) return cudaSuccess;
-  const long long count = static_cast<long long>(g.M) * g.N;
-  const long long blocks = std::min<long long>((count + 255) / 256, 4096);
-  r13::sum_slices<<<static_cast<unsigned>(blocks), 256, 0, s>>>(g.M, g.N, sp.slices, g.alpha,
-                                                                g_slices, g.beta, g.C, g.ldc);
-  return cudaGetLastError();
+  return r13::add_slices(g.M, g.N, sp.slices, g.alpha, g_slices, g.beta, g.C, g.ldc,
+                         multiprocessors(), s);
 }
 
 int main(int argc, char** argv) {

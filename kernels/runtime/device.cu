@@ -2,12 +2,20 @@
 #include "runtime/device.h"
 
 namespace sgemm::runtime {
+namespace {
+
+// One of the device's attributes, asked once per device.
+template <cudaDeviceAttr kAttribute>
+cudaError_t cached_attribute(int* value) {
+  static PerDevice<int> known;
+  return known.get(
+      value, [](int device, int* out) { return cudaDeviceGetAttribute(out, kAttribute, device); });
+}
+
+}  // namespace
 
 cudaError_t multiprocessors(int* count) {
-  static PerDevice<int> known;
-  return known.get(count, [](int device, int* out) {
-    return cudaDeviceGetAttribute(out, cudaDevAttrMultiProcessorCount, device);
-  });
+  return cached_attribute<cudaDevAttrMultiProcessorCount>(count);
 }
 
 cudaError_t compute_capability(int* version) {
@@ -23,17 +31,11 @@ cudaError_t compute_capability(int* version) {
 }
 
 cudaError_t shared_bytes_per_block(int* bytes) {
-  static PerDevice<int> known;
-  return known.get(bytes, [](int device, int* out) {
-    return cudaDeviceGetAttribute(out, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-  });
+  return cached_attribute<cudaDevAttrMaxSharedMemoryPerBlockOptin>(bytes);
 }
 
 cudaError_t shared_bytes_per_sm(int* bytes) {
-  static PerDevice<int> known;
-  return known.get(bytes, [](int device, int* out) {
-    return cudaDeviceGetAttribute(out, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
-  });
+  return cached_attribute<cudaDevAttrMaxSharedMemoryPerMultiprocessor>(bytes);
 }
 
 }  // namespace sgemm::runtime
