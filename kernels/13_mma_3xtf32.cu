@@ -135,13 +135,15 @@ __global__ void __launch_bounds__(kFlagThreads)
       }
     }
 #pragma unroll
-    for (int j = 0; j < kFlagRuns; ++j)
+    for (int j = 0; j < kFlagRuns; ++j) {
+      if (row[j] < 0 || col[j] >= cols) continue;
+      if (packed)  // the run, zeros past the row's end, in one 16-byte store: rows start on 16
+        *reinterpret_cast<float4*>(packed + row[j] * packed_ld(cols) + col[j]) =
+            make_float4(x[j][0], x[j][1], x[j][2], x[j][3]);
 #pragma unroll
-      for (int v = 0; v < 4; ++v) {
-        if (row[j] < 0 || col[j] + v >= cols) continue;
-        if (packed) packed[row[j] * packed_ld(cols) + col[j] + v] = x[j][v];
-        if (needs_guard(x[j][v])) guard[inA ? row[j] : M + col[j] + v] = 1;
-      }
+      for (int v = 0; v < 4; ++v)
+        if (col[j] + v < cols && needs_guard(x[j][v])) guard[inA ? row[j] : M + col[j] + v] = 1;
+    }
   }
 }
 
