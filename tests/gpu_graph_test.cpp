@@ -2,12 +2,13 @@
 // graph and replayed, give C bitwise equal to a direct call, on every path the one call takes:
 // rungs 11, 15, 16 (its integer path; its slow path on gathered rows, on gathered columns, and
 // below K = 16; the whole problem handed to rung 15) and 17, the transposed copies of op(A) and
-// op(B), and a fallback (K below 16). Each capture comes first in its process (ctest runs every
-// test alone), so that the library's one-time setup happens inside it. The graph stays valid after
-// the workspace is given back and other calls have used it, and replayed on new values in the same
-// buffers it answers as a direct call on them does: rung 16 decides on the device. The captures
-// are in cudaStreamCaptureModeGlobal, which fails on any call that may synchronize, from any
-// thread: the one call makes none. Skips without a GPU.
+// op(B), a fallback (K below 16), and rung 13's slices (off Hopper's path, with a side stream).
+// Each capture comes first in its process (ctest runs every test alone), so that the library's
+// one-time setup happens inside it. The graph stays valid after the workspace is given back and
+// other calls have used it, and replayed on new values in the same buffers it answers as a direct
+// call on them does: rung 16 decides on the device. The captures are in
+// cudaStreamCaptureModeGlobal, which fails on any call that may synchronize, from any thread: the
+// one call makes none. Skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -42,6 +43,7 @@ const Values kHeavyRow{Fill::scaled_row, 20.f};        // one row of A times 2^2
 const Values kHeavyColumn{Fill::scaled_column, 20.f};  // one column of B times 2^20
 const Values kBigColumn{Fill::big_column, 0.f};        // every row of A holds a 2^30
 const Values kExponents{Fill::exponents, 16.f};        // +-[1, 2) 2^e, e in [-16, 16]
+const Values kWideExponents{Fill::exponents, 120.f};   // e in [-120, 120]: some flagged
 
 std::vector<Case> cases() {
   const Operation colTN{Layout::col_major, Op::T, Op::N}, rowNT{Layout::row_major, Op::N, Op::T};
@@ -63,6 +65,10 @@ std::vector<Case> cases() {
       {"rung15_split_b", 15, kRowNN, 256, 2048, 1024, 0.5f, kUniform, kUniform, kUniform,
        kExponents},
       {"rung17", 17, kRowNN, 300, 200, 1000, 0.f, kUniform, kUniform, kUniform, kUniform},
+      // Rung 13 in slices, its flag pass beside the product on the side stream; on the replay
+      // values below 2^-114 that the slices' sum answers in plain FP32.
+      {"rung13_sliced", 13, kRowNN, 256, 256, 512, 0.5f, kUniform, kUniform, kWideExponents,
+       kUniform},
       // Rung 16's paths, and on the replay another path than the captured one.
       {"rung16_integer", 16, kRowNN, 1024, 1024, 1024, 0.f, kUniform, kUniform, kBigColumn,
        kUniform},

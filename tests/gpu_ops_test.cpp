@@ -18,6 +18,7 @@
 
 #include "gpu_support.h"
 #include "operations.h"
+#include "rung_id.h"
 #include "semantics_cases.h"
 #include "sgemm/sgemm.h"
 #include "sgemm/sgemm_cublas.h"
@@ -57,12 +58,17 @@ std::vector<Problem> shapes(const Operation& op) {
 // `run` (the one call, or one rung through launch(rung, operation, ...)). With an operation
 // other than row-major N, N a rung gets each class's data in the other role too (a column-major
 // problem swaps A and B): tiny B times huge A, NaN payloads in the other operand.
+// `problems`: the shapes each class runs on (default: a small one, and an odd one with padded
+// leading dimensions and misaligned operands).
 template <class Run>
-void expect_semantics_as_cublas(Harness& harness, const Operation& op, Run run) {
+void expect_semantics_as_cublas(Harness& harness, const Operation& op, Run run,
+                                std::vector<Problem> problems = {}) {
+  if (problems.empty())
+    problems = {with_operation(Problem{{37, 45, 29}}, op),
+                with_operation(Problem{{130, 67, 257}, 1.f, 0.f, {3, 2, 1}}, op, 3)};
   uint64_t seed = 1;
   for (const Case& c : cases()) {
-    for (Problem p : {with_operation(Problem{{37, 45, 29}}, op),
-                      with_operation(Problem{{130, 67, 257}, 1.f, 0.f, {3, 2, 1}}, op, 3)}) {
+    for (Problem p : problems) {
       SCOPED_TRACE(std::string(c.name) + " " + p.str());
       p.alpha = c.alpha, p.beta = c.beta;
       HostProblem in(p);
@@ -265,6 +271,26 @@ TEST_P(RungOperations, SemanticsAsCublas) {
                       Gemm{s.M, s.N, s.K, p.alpha, A, s.a_ld(), B, s.b_ld(), p.beta, C, s.c_ld()},
                       harness_->stream(), why);
       });
+}
+
+// Rung 13 in slices of K with A's and B's rows on 16 bytes (no packed copies): the flag pass
+// runs beside the product on the side stream, and the slices' sum answers the flagged
+// elements. 130 x 68 is two tiles, K = 512 four slices on any GPU of 8 SMs or more.
+TEST(Rung13Beside, SemanticsAsCublas) {
+  SGEMM_SKIP_WITHOUT_GPU();
+  Harness harness(0);
+  SGEMM_SKIP_UNSUPPORTED_RUNG(rung_number(RungId::mma_3xtf32));
+  const RungInfo& rung = *find_rung(rung_number(RungId::mma_3xtf32));
+  const Operation op{};
+  expect_semantics_as_cublas(
+      harness, op,
+      [&](const Shape& s, const Problem& p, const float* A, const float* B, float* C,
+          std::string* why) {
+        return launch(rung, op,
+                      Gemm{s.M, s.N, s.K, p.alpha, A, s.a_ld(), B, s.b_ld(), p.beta, C, s.c_ld()},
+                      harness.stream(), why);
+      },
+      {Problem{{130, 68, 512}}});
 }
 
 std::vector<RungOperation> every_rung_operation() {
