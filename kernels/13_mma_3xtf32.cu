@@ -16,11 +16,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "entries.h"              // launch_config, tile_config_for: the tile forced
-#include "launchers.h"            // Gemm, and the one launcher signature every rung shares
-#include "runtime/device.h"       // the shared-memory opt-in, the multiprocessors
-#include "runtime/side_stream.h"  // the flag pass beside the product
-#include "runtime/workspace.h"    // the workspace (the guard flags, the slices of K)
+#include "entries.h"            // launch_config, tile_config_for: the tile forced
+#include "launchers.h"          // Gemm, and the one launcher signature every rung shares
+#include "runtime/device.h"     // the shared-memory opt-in, the multiprocessors
+#include "runtime/workspace.h"  // the workspace (the guard flags, the slices of K)
 
 namespace sgemm::mma_3xtf32 {
 
@@ -434,15 +433,12 @@ constexpr int kMinSliceK = 128, kMaxSlices = 16;
 
 // The slices' sum (rung 11's): C = alpha * (W[0] + W[1] + ... + W[slices-1]) + beta * C, W
 // tight M x N slices one after another, added in the same order for every element: the same
-// bits on every run of a device (the number of slices follows its SMs and the workspace). The
-// slices carry no guard path: an element whose row of A or column of B is flagged is summed
-// here again in plain FP32 over all of K. A thread takes V elements of a row, V = 4 where N, C
-// and ldc allow 16-byte access, and loads every slice's before it adds any: like the flag pass,
-// the sum waits on memory, not on adds.
+// bits on every run of a device (the number of slices follows its SMs and the workspace). A
+// thread takes V elements of a row, V = 4 where N, C and ldc allow 16-byte access, and loads
+// every slice's before it adds any: like the flag pass, the sum waits on memory, not on adds.
 template <int V>
-__global__ void __launch_bounds__(256)
-    sum_slices(int M, int N, int K, int slices, float alpha, const float* W, float beta, float* C,
-               int ldc, const float* A, int lda, const float* B, int ldb, const int* guard) {
+__global__ void __launch_bounds__(256) sum_slices(int M, int N, int slices, float alpha,
+                                                  const float* W, float beta, float* C, int ldc) {
   struct alignas(4 * V) Run {
     float v[V];
   };
@@ -454,8 +450,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
     for (int z = 0; z < kMaxSlices; ++z)
       if (z < slices) part[z] = *reinterpret_cast<const Run*>(W + z * count + e);
-    const int row = static_cast<int>(e / N), col = static_cast<int>(e % N);
-    Run* c = reinterpret_cast<Run*>(C + static_cast<long long>(row) * ldc + col);
+    Run* c = reinterpret_cast<Run*>(C + e / N * ldc + e % N);
     Run out = beta == 0.f ? Run{} : *c;  // beta == 0: C is not read
 #pragma unroll
     for (int v = 0; v < V; ++v) {
@@ -463,7 +458,6 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
       for (int z = 0; z < kMaxSlices; ++z)
         if (z < slices) sum += part[z].v[v];
-      if (guard[row] || guard[M + col + v]) sum = fp32_dot(A, lda, B, ldb, K, row, col + v);
       out.v[v] = beta == 0.f ? alpha * sum : alpha * sum + beta * out.v[v];
     }
     *c = out;
@@ -473,10 +467,12 @@ __global__ void __launch_bounds__(256)
 // Blocks of 256 threads that fill the GPU once: the flag pass and the sum stride over the rest.
 constexpr int kPassBlocksPerSm = 8;
 
-// The flag pass over A and B (and their packed copies, where given), into flags already zero.
-inline cudaError_t launch_flag_pass(int M, int N, int K, const float* A, int lda, const float* B,
-                                    int ldb, int* guard, float* packedA, float* packedB, int sms,
-                                    cudaStream_t stream) {
+// The flags: zeroed, then the flag pass over A and B (and their packed copies, where given).
+inline cudaError_t flag_rows_and_columns(int M, int N, int K, const float* A, int lda,
+                                         const float* B, int ldb, int* guard, float* packedA,
+                                         float* packedB, int sms, cudaStream_t stream) {
+  cudaError_t err = cudaMemsetAsync(guard, 0, (static_cast<size_t>(M) + N) * sizeof(int), stream);
+  if (err != cudaSuccess) return err;
   const long long chunks =
       std::max(static_cast<long long>(M) * K, static_cast<long long>(K) * N) / kFlagChunk;
   const dim3 grid(static_cast<unsigned>(std::clamp<long long>(chunks, 1, kPassBlocksPerSm * sms)),
@@ -487,33 +483,17 @@ inline cudaError_t launch_flag_pass(int M, int N, int K, const float* A, int lda
   return cudaGetLastError();
 }
 
-// The flags: zeroed, then the flag pass.
-inline cudaError_t flag_rows_and_columns(int M, int N, int K, const float* A, int lda,
-                                         const float* B, int ldb, int* guard, float* packedA,
-                                         float* packedB, int sms, cudaStream_t stream) {
-  const cudaError_t err =
-      cudaMemsetAsync(guard, 0, (static_cast<size_t>(M) + N) * sizeof(int), stream);
-  return err == cudaSuccess
-             ? launch_flag_pass(M, N, K, A, lda, B, ldb, guard, packedA, packedB, sms, stream)
-             : err;
-}
-
-// The sum's launch: 16-byte runs where every row of C and of W starts on 16 bytes. A and B
-// are the product's (its packed copies where it read them), guard the flag pass's.
-inline cudaError_t add_slices(int M, int N, int K, int slices, float alpha, const float* W,
-                              float beta, float* C, int ldc, const float* A, int lda,
-                              const float* B, int ldb, const int* guard, int sms,
-                              cudaStream_t stream) {
+// The sum's launch: 16-byte runs where every row of C and of W starts on 16 bytes.
+inline cudaError_t add_slices(int M, int N, int slices, float alpha, const float* W, float beta,
+                              float* C, int ldc, int sms, cudaStream_t stream) {
   const bool wide = N % 4 == 0 && ldc % 4 == 0 && aligned(C, 16) && aligned(W, 16);
   const long long runs = static_cast<long long>(M) * N / (wide ? 4 : 1);
   const unsigned blocks =
       static_cast<unsigned>(std::clamp<long long>((runs + 255) / 256, 1, kPassBlocksPerSm * sms));
   if (wide)
-    sum_slices<4><<<blocks, 256, 0, stream>>>(M, N, K, slices, alpha, W, beta, C, ldc, A, lda, B,
-                                              ldb, guard);
+    sum_slices<4><<<blocks, 256, 0, stream>>>(M, N, slices, alpha, W, beta, C, ldc);
   else
-    sum_slices<1><<<blocks, 256, 0, stream>>>(M, N, K, slices, alpha, W, beta, C, ldc, A, lda, B,
-                                              ldb, guard);
+    sum_slices<1><<<blocks, 256, 0, stream>>>(M, N, slices, alpha, W, beta, C, ldc);
   return cudaGetLastError();
 }
 
@@ -523,15 +503,12 @@ int slices_for(long long tiles, int K, int slots) {
       std::clamp<long long>(std::min<long long>(slots / tiles, K / kMinSliceK), 1, kMaxSlices));
 }
 
-// The guard flags (M + N ints) come from the workspace. With slices > 1 each slice's partial
-// product goes, raw (alpha = 1, beta = 0), to the workspace, and the sum applies alpha and beta
-// and takes the flagged elements; where the workspace cannot hold the slices, one slice, whose
-// epilogue takes them. An operand whose rows cannot move in 16-byte copies (its pointer, its ld)
-// is copied by the flag pass into the workspace where it fits, rows packed_ld apart: the product
-// then reads that copy as an aligned operand, at the cost of one more write of it.
-// The flag pass runs first where the product needs it (its flags, its copies); else, split, it
-// runs beside the product on this thread's side stream, launched after it so that the product's
-// blocks take the SMs first and the pass the ones they leave.
+// The guard flags (M + N ints) come from the workspace; the flag pass runs first. With
+// slices > 1 each slice's partial product goes, raw (alpha = 1, beta = 0), to the workspace,
+// and the sum applies alpha and beta; where the workspace cannot hold the slices, one slice.
+// An operand whose rows cannot move in 16-byte copies (its pointer, its ld) is copied by the
+// flag pass into the workspace where it fits, rows packed_ld apart: the product then reads
+// that copy as an aligned operand, at the cost of one more write of it.
 template <int BM, int BN, int BK, int WM, int WN, int STAGES>
 cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                         int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
@@ -549,9 +526,7 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
   const int slices = wanted > 1 ? (K + kSlice - 1) / kSlice : 1;
   const long long sliceFloats = static_cast<long long>(M) * N;
   // The flags first: the run needs them, the slices and the packed copies only speed it up.
-  // Sliced, M + N zeros follow them: the flags the slices read (their guard path is the sum's).
-  const size_t flagCount = static_cast<size_t>(M) + N;
-  runtime::Workspace<int> guard(slices > 1 ? 2 * flagCount : flagCount, stream);
+  runtime::Workspace<int> guard(static_cast<size_t>(M) + N, stream);
   if (guard.error() != cudaSuccess) return guard.error();
   runtime::Workspace<float> W(slices > 1 ? slices * sliceFloats : 0, stream);
   if (W.error() != cudaSuccess && W.error() != cudaErrorMemoryAllocation) return W.error();
@@ -561,23 +536,11 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
   runtime::Workspace<float> packedB(b16 ? 0 : static_cast<size_t>(K) * packed_ld(N), stream);
   for (const cudaError_t e : {packedA.error(), packedB.error()})
     if (e != cudaSuccess && e != cudaErrorMemoryAllocation) return e;
-  const int* productFlags = split ? guard.get() + flagCount : guard.get();
-  cudaStream_t side = nullptr;  // the flag pass's stream where it runs beside the product
-  if (split) {
-    err = cudaMemsetAsync(guard.get(), 0, 2 * flagCount * sizeof(int), stream);
-    if (err == cudaSuccess && !packedA.get() && !packedB.get()) err = runtime::fork(stream, &side);
-    if (err == cudaSuccess && !side)
-      err = launch_flag_pass(M, N, K, A, lda, B, ldb, guard.get(), packedA.get(), packedB.get(),
-                             sms, stream);
-  } else {
-    err = flag_rows_and_columns(M, N, K, A, lda, B, ldb, guard.get(), packedA.get(), packedB.get(),
-                                sms, stream);
-  }
+  err = flag_rows_and_columns(M, N, K, A, lda, B, ldb, guard.get(), packedA.get(), packedB.get(),
+                              sms, stream);
   if (err != cudaSuccess) return err;
-  const float* productA = packedA.get() ? packedA.get() : A;
-  const float* productB = packedB.get() ? packedB.get() : B;
-  const int productLda = packedA.get() ? packed_ld(K) : lda;
-  const int productLdb = packedB.get() ? packed_ld(N) : ldb;
+  if (packedA.get()) A = packedA.get(), lda = packed_ld(K);
+  if (packedB.get()) B = packedB.get(), ldb = packed_ld(N);
   const dim3 block(T::kThreads);
   const dim3 grid(static_cast<unsigned>(tiles), 1, split ? slices : 1);  // x: the kernel bands it
   // One kernel per alignment of A and of B; C's is a run-time flag.
@@ -586,14 +549,14 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
                                              decltype(alignedB)::value>;
     const cudaError_t allowed = runtime::allow_shared_bytes<kernel>(T::kSharedBytes);
     if (allowed != cudaSuccess) return allowed;
-    if (split)  // zeros for flags: the sum takes the flagged elements
-      kernel<<<grid, block, T::kSharedBytes, stream>>>(M, N, K, kSlice, 1.f, productA, productLda,
-                                                       productB, productLdb, 0.f, W.get(), N,
-                                                       sliceFloats, productFlags, N % 2 == 0);
+    if (split)
+      kernel<<<grid, block, T::kSharedBytes, stream>>>(M, N, K, kSlice, 1.f, A, lda, B, ldb, 0.f,
+                                                       W.get(), N, sliceFloats, guard.get(),
+                                                       N % 2 == 0);
     else  // one slice: all of K
-      kernel<<<grid, block, T::kSharedBytes, stream>>>(M, N, K, K, alpha, productA, productLda,
-                                                       productB, productLdb, beta, C, ldc, 0,
-                                                       productFlags, aligned(C, 8) && ldc % 2 == 0);
+      kernel<<<grid, block, T::kSharedBytes, stream>>>(M, N, K, K, alpha, A, lda, B, ldb, beta, C,
+                                                       ldc, 0, guard.get(),
+                                                       aligned(C, 8) && ldc % 2 == 0);
     return cudaGetLastError();
   };
   const bool readA16 = a16 || packedA.get(), readB16 = b16 || packedB.get();
@@ -603,18 +566,9 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
   else
     err = readB16 ? run(std::false_type{}, std::true_type{})
                   : run(std::false_type{}, std::false_type{});
-  if (side) {  // the pass beside the product, then the sum after both; joined even on an error
-    const cudaError_t flagged =
-        err == cudaSuccess
-            ? launch_flag_pass(M, N, K, A, lda, B, ldb, guard.get(), nullptr, nullptr, sms, side)
-            : cudaSuccess;
-    const cudaError_t joined = runtime::join(stream, side);
-    if (err == cudaSuccess) err = flagged != cudaSuccess ? flagged : joined;
-  }
   if (err != cudaSuccess || !split) return err;
   // W, the copies and the flags go back to the pool after the sum
-  return add_slices(M, N, K, slices, alpha, W.get(), beta, C, ldc, productA, productLda, productB,
-                    productLdb, guard.get(), sms, stream);
+  return add_slices(M, N, slices, alpha, W.get(), beta, C, ldc, sms, stream);
 }
 
 // Below this K the three products miss FP32's componentwise bound (docs/13): shorter products

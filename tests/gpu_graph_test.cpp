@@ -2,7 +2,7 @@
 // graph and replayed, give C bitwise equal to a direct call, on every path the one call takes:
 // rungs 11, 15, 16 (its integer path; its slow path on gathered rows, on gathered columns, and
 // below K = 16; the whole problem handed to rung 15) and 17, the transposed copies of op(A) and
-// op(B), a fallback (K below 16), and rung 13's slices (off Hopper's path, with a side stream).
+// op(B), a fallback (K below 16), and rung 13's slices (the one call's path off Hopper).
 // Each capture comes first in its process (ctest runs every test alone), so that the library's
 // one-time setup happens inside it. The graph stays valid after the workspace is given back and
 // other calls have used it, and replayed on new values in the same buffers it answers as a direct
@@ -65,8 +65,8 @@ std::vector<Case> cases() {
       {"rung15_split_b", 15, kRowNN, 256, 2048, 1024, 0.5f, kUniform, kUniform, kUniform,
        kExponents},
       {"rung17", 17, kRowNN, 300, 200, 1000, 0.f, kUniform, kUniform, kUniform, kUniform},
-      // Rung 13 in slices, its flag pass beside the product on the side stream; on the replay
-      // values below 2^-114 that the slices' sum answers in plain FP32.
+      // Rung 13 in slices (off Hopper's path for the one call); on the replay values below
+      // 2^-114 that the slices answer in plain FP32.
       {"rung13_sliced", 13, kRowNN, 256, 256, 512, 0.5f, kUniform, kUniform, kWideExponents,
        kUniform},
       // Rung 16's paths, and on the replay another path than the captured one.

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Rung 13's flag pass beside the product, one call on both builds: the compute-8.0 build
-# through the JIT (the tests that reach rung 13 or the side stream, pieces.cu, the suite for
-# rungs 13 and 18), then the Hopper build (the same tests, `sgemm all`, rung 13's suite). Back
-# in $OUT: tests_beside_sm80.txt, tests_beside.txt, pieces_beside.txt, bench18_beside_sm80.json,
-# bench13_beside.json, ladder.json and logs.tar.gz.
+# Rung 13's flag pass beside the product (5e3ed87, reverted: see the README), one call on both
+# builds: the compute-8.0 build through the JIT (the tests that reach rung 13 or the side
+# stream, pieces.cu, the suite for rungs 13 and 18), then the Hopper build (the same tests,
+# `sgemm all`, rung 13's suite). Back in $OUT: tests_beside_sm80.txt, tests_beside.txt,
+# pieces_beside.txt, bench18_beside_sm80.json, bench13_beside.json, ladder.json, logs.tar.gz.
 FINAL_OUT=${OUT:-$PWD/gpu-out}
 export OUT=$PWD/gpu-out-steps
 source "$(dirname "$0")/../session_common.sh"

@@ -109,8 +109,8 @@ cudaError_t product(const sgemm::Gemm& g, cudaStream_t s, bool splitAsLaunch) {
 cudaError_t sum(const sgemm::Gemm& g, cudaStream_t s) {
   const Split sp = split_of(g.M, g.N, g.K, 128, 256);
   if (sp.slices == 1) return cudaSuccess;
-  return r13::add_slices(g.M, g.N, g.K, sp.slices, g.alpha, g_slices, g.beta, g.C, g.ldc, g.A,
-                         g.lda, g.B, g.ldb, g_guard, multiprocessors(), s);
+  return r13::add_slices(g.M, g.N, sp.slices, g.alpha, g_slices, g.beta, g.C, g.ldc,
+                         multiprocessors(), s);
 }
 
 int main(int argc, char** argv) {
