@@ -88,38 +88,33 @@ __device__ __forceinline__ bool needs_guard(float x) {
 }
 
 // The flag pass: guard[r] = 1 where row r of A, guard[M + n] = 1 where column n of B, holds
-// an input needs_guard names, and guard[M + N] = 1 where any does. Where packedA (packedB) is not
-// null it also copies A (B) there, rows packed_ld(K) (packed_ld(N)) floats apart, so that the
-// product reads it in 16-byte copies. Each matrix is read in chunks of a block's runs (kFlagRuns
-// runs of 4 a thread): `width` (a power of two, 4 to the chunk) columns of chunk / width rows, so
-// that narrow matrices fill a chunk too; the blocks stride over the chunks, as many busy for a long
-// K as for a long M. A thread takes kFlagRuns runs of 4 columns and loads all of them before it
-// tests any, each run in one 16-byte load where its matrix's rows allow it (wideA, wideB): the pass
-// runs after the operands left L2, so it waits on DRAM, and the bytes it has in flight set its
-// pace.
+// an input needs_guard names. Where packedA (packedB) is not null it also copies A (B) there,
+// rows packed_ld(K) (packed_ld(N)) floats apart, so that the product reads it in 16-byte copies.
+// Blocks of z = 0 read A, of z = 1 B, each matrix in chunks of kFlagChunk floats: `width` (a
+// power of two, 4 to kFlagChunk) columns of kFlagChunk / width rows, so that narrow matrices
+// fill a chunk too; the blocks stride over the chunks, as many busy for a long K as for a long M.
+// A thread takes kFlagRuns runs of 4 columns and loads all of them before it tests any, each run
+// in one 16-byte load where its matrix's rows allow it (wideA, wideB): the pass runs after the
+// operands left L2, so it waits on DRAM, and the bytes it has in flight set its pace.
 __host__ __device__ constexpr int packed_ld(int cols) { return (cols + 3) / 4 * 4; }
 
-constexpr int kFlagThreads = 256, kFlagRuns = 4;
+constexpr int kFlagThreads = 256, kFlagRuns = 4, kFlagShift = 12;
+constexpr int kFlagChunk = 1 << kFlagShift;  // floats: kFlagThreads * kFlagRuns runs of 4
+static_assert(kFlagChunk == kFlagThreads * kFlagRuns * 4, "a chunk is every thread's runs");
 
-// The pass's work for one matrix (A where inA, else B): chunks block, block + blocks, ... of it,
-// a block of kThreads threads each (the pass's own kFlagThreads, or a product block's).
-template <int kThreads>
-__device__ __forceinline__ void flag_chunks(int M, int N, int K, const float* A, int lda,
-                                            bool wideA, const float* B, int ldb, bool wideB,
-                                            int* guard, float* packedA, float* packedB, bool inA,
-                                            long long block, long long blocks) {
-  constexpr int kChunk = kThreads * kFlagRuns * 4;  // floats: every thread's runs of 4
-  static_assert((kChunk & (kChunk - 1)) == 0, "a chunk is a power of two");
-  constexpr int kShift = 31 - __builtin_clz(kChunk);
+__global__ void __launch_bounds__(kFlagThreads)
+    sgemm_mma_3xtf32_flag(int M, int N, int K, const float* A, int lda, bool wideA, const float* B,
+                          int ldb, bool wideB, int* guard, float* packedA, float* packedB) {
+  const bool inA = blockIdx.z == 0;
   const int rows = inA ? M : K, cols = inA ? K : N, ld = inA ? lda : ldb;
   const float* X = inA ? A : B;
   const bool wide = inA ? wideA : wideB;
   float* packed = inA ? packedA : packedB;
-  const int shift = max(min(32 - __clz(cols - 1), kShift), 2);  // width = 2^shift >= cols
-  const int width = 1 << shift, rowsPerChunk = kChunk >> shift;
+  const int shift = max(min(32 - __clz(cols - 1), kFlagShift), 2);  // width = 2^shift >= cols
+  const int width = 1 << shift, rowsPerChunk = kFlagChunk >> shift;
   const long long chunksPerRow = (cols + width - 1) >> shift;
   const long long count = (rows + rowsPerChunk - 1) / rowsPerChunk * chunksPerRow;
-  for (long long i = block; i < count; i += blocks) {
+  for (long long i = blockIdx.x; i < count; i += gridDim.x) {
     const long long firstRow = i / chunksPerRow * rowsPerChunk;
     const int firstCol = static_cast<int>(i % chunksPerRow) << shift;
     float x[kFlagRuns][4];
@@ -127,7 +122,7 @@ __device__ __forceinline__ void flag_chunks(int M, int N, int K, const float* A,
     int col[kFlagRuns];
 #pragma unroll
     for (int j = 0; j < kFlagRuns; ++j) {
-      const int l = 4 * (threadIdx.x + kThreads * j);  // l over (rowsPerChunk, width)
+      const int l = 4 * (threadIdx.x + kFlagThreads * j);  // l over (rowsPerChunk, width)
       row[j] = firstRow + (l >> shift), col[j] = firstCol + (l & (width - 1));
       if (row[j] >= rows) row[j] = -1;  // the chunk's last rows past the matrix
       const float* run = X + (row[j] < 0 ? 0 : row[j] * ld + col[j]);
@@ -147,33 +142,9 @@ __device__ __forceinline__ void flag_chunks(int M, int N, int K, const float* A,
             make_float4(x[j][0], x[j][1], x[j][2], x[j][3]);
 #pragma unroll
       for (int v = 0; v < 4; ++v)
-        if (col[j] + v < cols && needs_guard(x[j][v]))
-          guard[inA ? row[j] : M + col[j] + v] = 1, guard[M + N] = 1;
+        if (col[j] + v < cols && needs_guard(x[j][v])) guard[inA ? row[j] : M + col[j] + v] = 1;
     }
   }
-}
-
-// The pass as the last blocks of a launch in slices (z past the last slice of K): each block
-// takes chunks of A, then of B. A call, not inlined: the product's registers stay its own.
-template <int kThreads>
-__device__ __noinline__ void flag_blocks(int M, int N, int K, int kSlice, const float* A, int lda,
-                                         bool wideA, const float* B, int ldb, bool wideB,
-                                         int* flags) {
-  const int slices = (K + kSlice - 1) / kSlice;
-  const long long block = (blockIdx.z - slices) * gridDim.x + blockIdx.x;
-  const long long blocks = (gridDim.z - slices) * gridDim.x;
-  flag_chunks<kThreads>(M, N, K, A, lda, wideA, B, ldb, wideB, flags, nullptr, nullptr, true, block,
-                        blocks);
-  flag_chunks<kThreads>(M, N, K, A, lda, wideA, B, ldb, wideB, flags, nullptr, nullptr, false,
-                        block, blocks);
-}
-
-// The pass as a kernel of its own: blocks of z = 0 read A, of z = 1 B.
-__global__ void __launch_bounds__(kFlagThreads)
-    sgemm_mma_3xtf32_flag(int M, int N, int K, const float* A, int lda, bool wideA, const float* B,
-                          int ldb, bool wideB, int* guard, float* packedA, float* packedB) {
-  flag_chunks<kFlagThreads>(M, N, K, A, lda, wideA, B, ldb, wideB, guard, packedA, packedB,
-                            blockIdx.z == 0, blockIdx.x, gridDim.x);
 }
 
 // The guard path: C's element (row, col) summed again in plain FP32 on the CUDA cores, where
@@ -246,17 +217,13 @@ struct Tile {
 // so a lane's two neighbouring elements of C are one 64-bit store.
 // kSlice (a multiple of BK), sliceStride: block z multiplies slice z of K, columns z * kSlice ..
 // of A by those rows of B, a problem of its own, into C + z * sliceStride (rung 11's split).
-// flags (a launch in slices, else null): the blocks past the last slice are the flag pass,
-// into `flags`; last in the launch's order, they take the SMs the product's blocks leave.
 template <int BM, int BN, int BK, int WM, int WN, int STAGES, bool kAlignedA, bool kAlignedB>
 __global__ void __launch_bounds__(Tile<BM, BN, BK, WM, WN, STAGES>::kThreads,
                                   Tile<BM, BN, BK, WM, WN, STAGES>::kMinBlocks)
     sgemm_mma_3xtf32(int M, int N, int K, int kSlice, float alpha, const float* A, int lda,
                      const float* B, int ldb, float beta, float* C, int ldc, long long sliceStride,
-                     const int* guard, bool alignedC, int* flags) {
+                     const int* guard, bool alignedC) {
   using T = Tile<BM, BN, BK, WM, WN, STAGES>;
-  if (flags != nullptr && static_cast<int>(blockIdx.z) * kSlice >= K)
-    return flag_blocks<T::kThreads>(M, N, K, kSlice, A, lda, kAlignedA, B, ldb, kAlignedB, flags);
   const int kBegin = blockIdx.z * kSlice;
   A += kBegin, B += static_cast<std::size_t>(kBegin) * ldb, C += blockIdx.z * sliceStride;
   K = min(K - kBegin, kSlice);
@@ -466,29 +433,24 @@ constexpr int kMinSliceK = 128, kMaxSlices = 16;
 
 // The slices' sum (rung 11's): C = alpha * (W[0] + W[1] + ... + W[slices-1]) + beta * C, W
 // tight M x N slices one after another, added in the same order for every element: the same
-// bits on every run of a device (the number of slices follows its SMs and the workspace). The
-// slices carry no guard path: an element whose row of A or column of B is flagged is summed
-// here again in plain FP32 over all of K. A thread takes V elements of a row, V = 4 where N, C
-// and ldc allow 16-byte access, and loads every slice's before it adds any: like the flag pass,
-// the sum waits on memory, not on adds.
+// bits on every run of a device (the number of slices follows its SMs and the workspace). A
+// thread takes V elements of a row, V = 4 where N, C and ldc allow 16-byte access, and loads
+// every slice's before it adds any: like the flag pass, the sum waits on memory, not on adds.
 template <int V>
-__global__ void __launch_bounds__(256)
-    sum_slices(int M, int N, int K, int slices, float alpha, const float* W, float beta, float* C,
-               int ldc, const float* A, int lda, const float* B, int ldb, const int* guard) {
+__global__ void __launch_bounds__(256) sum_slices(int M, int N, int slices, float alpha,
+                                                  const float* W, float beta, float* C, int ldc) {
   struct alignas(4 * V) Run {
     float v[V];
   };
   const long long count = static_cast<long long>(M) * N;
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x * V;
-  const bool anyFlag = guard[M + N] != 0;  // else no element needs its row's and column's flags
   for (long long e = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * V; e < count;
        e += stride) {
     Run part[kMaxSlices];
 #pragma unroll
     for (int z = 0; z < kMaxSlices; ++z)
       if (z < slices) part[z] = *reinterpret_cast<const Run*>(W + z * count + e);
-    const int row = static_cast<int>(e / N), col = static_cast<int>(e % N);
-    Run* c = reinterpret_cast<Run*>(C + static_cast<long long>(row) * ldc + col);
+    Run* c = reinterpret_cast<Run*>(C + e / N * ldc + e % N);
     Run out = beta == 0.f ? Run{} : *c;  // beta == 0: C is not read
 #pragma unroll
     for (int v = 0; v < V; ++v) {
@@ -496,8 +458,6 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
       for (int z = 0; z < kMaxSlices; ++z)
         if (z < slices) sum += part[z].v[v];
-      if (anyFlag && (guard[row] || guard[M + col + v]))
-        sum = fp32_dot(A, lda, B, ldb, K, row, col + v);
       out.v[v] = beta == 0.f ? alpha * sum : alpha * sum + beta * out.v[v];
     }
     *c = out;
@@ -507,50 +467,14 @@ __global__ void __launch_bounds__(256)
 // Blocks of 256 threads that fill the GPU once: the flag pass and the sum stride over the rest.
 constexpr int kPassBlocksPerSm = 8;
 
-// Depth of each slice of K whose operands the prefetch asks L2 for.
-constexpr int kPrefetchK = 512;
-
-// A launch in slices whose flag pass runs as its last blocks finds its operands in device
-// memory, not in L2 where a pass run first leaves them. This kernel asks L2 for the first
-// kPrefetchK of every slice of A's columns and B's rows (every 128-byte line: a step of 32
-// floats from each run's start, and its last float) and ends without waiting for them, so that
-// the product's copies wait on L2, not on DRAM. Item i: (row of A, slice, step), then (k of a
-// slice of B, step).
-__global__ void __launch_bounds__(256)
-    prefetch_slices(int M, int N, int K, int kSlice, const float* A, int lda, const float* B,
-                    int ldb) {
-  const int slices = (K + kSlice - 1) / kSlice, depth = min(kSlice, kPrefetchK);
-  const int stepsA = depth / 32 + 2, stepsB = N / 32 + 2;  // a run spans at most these lines
-  const long long countA = static_cast<long long>(M) * slices * stepsA;
-  const long long count = countA + static_cast<long long>(slices) * depth * stepsB;
-  auto prefetch = [](const float* p) {
-    asm volatile("prefetch.global.L2 [%0];\n" ::"l"(__cvta_generic_to_global(p)));
-  };
-  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    if (i < countA) {
-      const long long row = i / (slices * stepsA);
-      const int z = static_cast<int>(i / stepsA % slices), step = static_cast<int>(i % stepsA);
-      const int k0 = z * kSlice, run = min(depth, K - k0);
-      prefetch(A + row * lda + k0 + min(step * 32, run - 1));
-    } else {
-      const long long j = i - countA;
-      const int z = static_cast<int>(j / stepsB / depth);
-      const int k = z * kSlice + static_cast<int>(j / stepsB % depth);
-      if (k < K)
-        prefetch(B + static_cast<long long>(k) * ldb +
-                 min(static_cast<int>(j % stepsB) * 32, N - 1));
-    }
-  }
-}
-
-// The flag pass over A and B (and their packed copies, where given), into flags already zero.
-inline cudaError_t launch_flag_pass(int M, int N, int K, const float* A, int lda, const float* B,
-                                    int ldb, int* guard, float* packedA, float* packedB, int sms,
-                                    cudaStream_t stream) {
-  constexpr long long kChunk = kFlagThreads * kFlagRuns * 4;
+// The flags: zeroed, then the flag pass over A and B (and their packed copies, where given).
+inline cudaError_t flag_rows_and_columns(int M, int N, int K, const float* A, int lda,
+                                         const float* B, int ldb, int* guard, float* packedA,
+                                         float* packedB, int sms, cudaStream_t stream) {
+  cudaError_t err = cudaMemsetAsync(guard, 0, (static_cast<size_t>(M) + N) * sizeof(int), stream);
+  if (err != cudaSuccess) return err;
   const long long chunks =
-      std::max(static_cast<long long>(M) * K, static_cast<long long>(K) * N) / kChunk;
+      std::max(static_cast<long long>(M) * K, static_cast<long long>(K) * N) / kFlagChunk;
   const dim3 grid(static_cast<unsigned>(std::clamp<long long>(chunks, 1, kPassBlocksPerSm * sms)),
                   1, 2);
   const bool wideA = aligned(A, 16) && lda % 4 == 0, wideB = aligned(B, 16) && ldb % 4 == 0;
@@ -559,33 +483,17 @@ inline cudaError_t launch_flag_pass(int M, int N, int K, const float* A, int lda
   return cudaGetLastError();
 }
 
-// The flags: zeroed, then the flag pass.
-inline cudaError_t flag_rows_and_columns(int M, int N, int K, const float* A, int lda,
-                                         const float* B, int ldb, int* guard, float* packedA,
-                                         float* packedB, int sms, cudaStream_t stream) {
-  const cudaError_t err =
-      cudaMemsetAsync(guard, 0, (static_cast<size_t>(M) + N + 1) * sizeof(int), stream);
-  return err == cudaSuccess
-             ? launch_flag_pass(M, N, K, A, lda, B, ldb, guard, packedA, packedB, sms, stream)
-             : err;
-}
-
-// The sum's launch: 16-byte runs where every row of C and of W starts on 16 bytes. A and B
-// are the product's (its packed copies where it read them), guard the flag pass's.
-inline cudaError_t add_slices(int M, int N, int K, int slices, float alpha, const float* W,
-                              float beta, float* C, int ldc, const float* A, int lda,
-                              const float* B, int ldb, const int* guard, int sms,
-                              cudaStream_t stream) {
+// The sum's launch: 16-byte runs where every row of C and of W starts on 16 bytes.
+inline cudaError_t add_slices(int M, int N, int slices, float alpha, const float* W, float beta,
+                              float* C, int ldc, int sms, cudaStream_t stream) {
   const bool wide = N % 4 == 0 && ldc % 4 == 0 && aligned(C, 16) && aligned(W, 16);
   const long long runs = static_cast<long long>(M) * N / (wide ? 4 : 1);
   const unsigned blocks =
       static_cast<unsigned>(std::clamp<long long>((runs + 255) / 256, 1, kPassBlocksPerSm * sms));
   if (wide)
-    sum_slices<4><<<blocks, 256, 0, stream>>>(M, N, K, slices, alpha, W, beta, C, ldc, A, lda, B,
-                                              ldb, guard);
+    sum_slices<4><<<blocks, 256, 0, stream>>>(M, N, slices, alpha, W, beta, C, ldc);
   else
-    sum_slices<1><<<blocks, 256, 0, stream>>>(M, N, K, slices, alpha, W, beta, C, ldc, A, lda, B,
-                                              ldb, guard);
+    sum_slices<1><<<blocks, 256, 0, stream>>>(M, N, slices, alpha, W, beta, C, ldc);
   return cudaGetLastError();
 }
 
@@ -595,12 +503,9 @@ int slices_for(long long tiles, int K, int slots) {
       std::clamp<long long>(std::min<long long>(slots / tiles, K / kMinSliceK), 1, kMaxSlices));
 }
 
-// The guard flags (M + N ints) come from the workspace. One slice: the flag pass runs first
-// and the product's epilogue takes the flagged elements (its guard path). Slices (K cut where
-// the tiles would leave SMs idle): each slice's partial product goes, raw (alpha = 1, beta = 0),
-// to the workspace, reading M + N zeros for flags, and the sum applies alpha and beta and takes
-// the flagged elements; the flag pass then runs in the product's own launch, as its last blocks,
-// unless it must copy an operand first. Where the workspace cannot hold the slices, one slice.
+// The guard flags (M + N ints) come from the workspace; the flag pass runs first. With
+// slices > 1 each slice's partial product goes, raw (alpha = 1, beta = 0), to the workspace,
+// and the sum applies alpha and beta; where the workspace cannot hold the slices, one slice.
 // An operand whose rows cannot move in 16-byte copies (its pointer, its ld) is copied by the
 // flag pass into the workspace where it fits, rows packed_ld apart: the product then reads
 // that copy as an aligned operand, at the cost of one more write of it.
@@ -621,8 +526,7 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
   const int slices = wanted > 1 ? (K + kSlice - 1) / kSlice : 1;
   const long long sliceFloats = static_cast<long long>(M) * N;
   // The flags first: the run needs them, the slices and the packed copies only speed it up.
-  const size_t flagCount = static_cast<size_t>(M) + N + 1;  // a row's, a column's, any
-  runtime::Workspace<int> guard(slices > 1 ? 2 * flagCount : flagCount, stream);
+  runtime::Workspace<int> guard(static_cast<size_t>(M) + N, stream);
   if (guard.error() != cudaSuccess) return guard.error();
   runtime::Workspace<float> W(slices > 1 ? slices * sliceFloats : 0, stream);
   if (W.error() != cudaSuccess && W.error() != cudaErrorMemoryAllocation) return W.error();
@@ -632,42 +536,27 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
   runtime::Workspace<float> packedB(b16 ? 0 : static_cast<size_t>(K) * packed_ld(N), stream);
   for (const cudaError_t e : {packedA.error(), packedB.error()})
     if (e != cudaSuccess && e != cudaErrorMemoryAllocation) return e;
-  const bool inLaunch = split && !packedA.get() && !packedB.get();  // the pass as last blocks
-  int* flags = guard.get();
-  if (split) {  // the flags and the slices' zeros; the pass first, or the prefetch
-    err = cudaMemsetAsync(flags, 0, 2 * flagCount * sizeof(int), stream);
-    if (err == cudaSuccess && !inLaunch)
-      err = launch_flag_pass(M, N, K, A, lda, B, ldb, flags, packedA.get(), packedB.get(), sms,
-                             stream);
-    if (err == cudaSuccess && inLaunch) {
-      prefetch_slices<<<kPassBlocksPerSm * sms, 256, 0, stream>>>(M, N, K, kSlice, A, lda, B, ldb);
-      err = cudaGetLastError();
-    }
-  } else {
-    err = flag_rows_and_columns(M, N, K, A, lda, B, ldb, flags, packedA.get(), packedB.get(), sms,
-                                stream);
-  }
+  err = flag_rows_and_columns(M, N, K, A, lda, B, ldb, guard.get(), packedA.get(), packedB.get(),
+                              sms, stream);
   if (err != cudaSuccess) return err;
   if (packedA.get()) A = packedA.get(), lda = packed_ld(K);
   if (packedB.get()) B = packedB.get(), ldb = packed_ld(N);
-  // In the launch, as many layers of flag blocks (z past the slices) as fill the GPU once.
-  const int flagLayers = inLaunch ? static_cast<int>((sms * resident + tiles - 1) / tiles) : 0;
   const dim3 block(T::kThreads);
-  const dim3 grid(static_cast<unsigned>(tiles), 1, split ? slices + flagLayers : 1);
+  const dim3 grid(static_cast<unsigned>(tiles), 1, split ? slices : 1);  // x: the kernel bands it
   // One kernel per alignment of A and of B; C's is a run-time flag.
   auto run = [&](auto alignedA, auto alignedB) {
     constexpr auto kernel = sgemm_mma_3xtf32<BM, BN, BK, WM, WN, STAGES, decltype(alignedA)::value,
                                              decltype(alignedB)::value>;
     const cudaError_t allowed = runtime::allow_shared_bytes<kernel>(T::kSharedBytes);
     if (allowed != cudaSuccess) return allowed;
-    if (split)  // zeros for flags: the sum takes the flagged elements
+    if (split)
       kernel<<<grid, block, T::kSharedBytes, stream>>>(M, N, K, kSlice, 1.f, A, lda, B, ldb, 0.f,
-                                                       W.get(), N, sliceFloats, flags + flagCount,
-                                                       N % 2 == 0, inLaunch ? flags : nullptr);
+                                                       W.get(), N, sliceFloats, guard.get(),
+                                                       N % 2 == 0);
     else  // one slice: all of K
       kernel<<<grid, block, T::kSharedBytes, stream>>>(M, N, K, K, alpha, A, lda, B, ldb, beta, C,
-                                                       ldc, 0, flags, aligned(C, 8) && ldc % 2 == 0,
-                                                       nullptr);
+                                                       ldc, 0, guard.get(),
+                                                       aligned(C, 8) && ldc % 2 == 0);
     return cudaGetLastError();
   };
   const bool readA16 = a16 || packedA.get(), readB16 = b16 || packedB.get();
@@ -679,8 +568,7 @@ cudaError_t launch_tile(int M, int N, int K, float alpha, const float* A, int ld
                   : run(std::false_type{}, std::false_type{});
   if (err != cudaSuccess || !split) return err;
   // W, the copies and the flags go back to the pool after the sum
-  return add_slices(M, N, K, slices, alpha, W.get(), beta, C, ldc, A, lda, B, ldb, flags, sms,
-                    stream);
+  return add_slices(M, N, slices, alpha, W.get(), beta, C, ldc, sms, stream);
 }
 
 // Below this K the three products miss FP32's componentwise bound (docs/13): shorter products

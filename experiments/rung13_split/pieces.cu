@@ -88,11 +88,11 @@ cudaError_t product_aligned(const sgemm::Gemm& g, cudaStream_t s, bool splitAsLa
   if (split)
     kernel<<<grid, T::kThreads, T::kSharedBytes, s>>>(
         g.M, g.N, g.K, sp.kSlice, 1.f, g.A, g.lda, g.B, g.ldb, 0.f, g_slices, g.N,
-        static_cast<long long>(g.M) * g.N, g_guard, g.N % 2 == 0, nullptr);
+        static_cast<long long>(g.M) * g.N, g_guard, g.N % 2 == 0);
   else
-    kernel<<<grid, T::kThreads, T::kSharedBytes, s>>>(
-        g.M, g.N, g.K, g.K, g.alpha, g.A, g.lda, g.B, g.ldb, g.beta, g.C, g.ldc, 0, g_guard,
-        r13::aligned(g.C, 8) && g.ldc % 2 == 0, nullptr);
+    kernel<<<grid, T::kThreads, T::kSharedBytes, s>>>(g.M, g.N, g.K, g.K, g.alpha, g.A, g.lda, g.B,
+                                                      g.ldb, g.beta, g.C, g.ldc, 0, g_guard,
+                                                      r13::aligned(g.C, 8) && g.ldc % 2 == 0);
   return cudaGetLastError();
 }
 
@@ -109,8 +109,8 @@ cudaError_t product(const sgemm::Gemm& g, cudaStream_t s, bool splitAsLaunch) {
 cudaError_t sum(const sgemm::Gemm& g, cudaStream_t s) {
   const Split sp = split_of(g.M, g.N, g.K, 128, 256);
   if (sp.slices == 1) return cudaSuccess;
-  return r13::add_slices(g.M, g.N, g.K, sp.slices, g.alpha, g_slices, g.beta, g.C, g.ldc, g.A,
-                         g.lda, g.B, g.ldb, g_guard, multiprocessors(), s);
+  return r13::add_slices(g.M, g.N, sp.slices, g.alpha, g_slices, g.beta, g.C, g.ldc,
+                         multiprocessors(), s);
 }
 
 int main(int argc, char** argv) {
