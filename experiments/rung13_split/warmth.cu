@@ -11,6 +11,8 @@
 //   first             memset, pass, product, sum (the launch of 0a46f90)
 //   last              memset, product with the pass as its last blocks, sum (e28f63d without
 //                     its prefetch)
+//   pass|product      the flag pass after the product: operands as the product leaves them
+//   after             memset, product, pass, sum: the pass after the product, in stream order
 // Build and run (the file from history beside the binary):
 //   git show e28f63d:kernels/13_mma_3xtf32.cu > build-exp/r13_inlaunch.cu
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_80,code=compute_80 -Ikernels -Iinclude \
@@ -149,6 +151,10 @@ int main(int argc, char** argv) {
       {"first", none,
        [&](const Problem& p) { zero_flags(p, s), pass(p, s), product(p, false, s), sum(p, s); }},
       {"last", none, [&](const Problem& p) { zero_flags(p, s), product(p, true, s), sum(p, s); }},
+      {"pass|product", [&](const Problem& p) { product(p, false, s); },
+       [&](const Problem& p) { pass(p, s); }},
+      {"after", none,
+       [&](const Problem& p) { zero_flags(p, s), product(p, false, s), pass(p, s), sum(p, s); }},
   };
   int device = 0;
   cudaDeviceProp prop;
