@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Rung 13's flag pass beside the product (5e3ed87, reverted: see the README), one call on both
-# builds: the compute-8.0 build through the JIT (the tests that reach rung 13 or the side
-# stream, pieces.cu, the suite for rungs 13 and 18), then the Hopper build (the same tests,
-# `sgemm all`, rung 13's suite). Back in $OUT (TAG names the step, default beside):
-# tests_$TAG_sm80.txt, tests_$TAG.txt, pieces_$TAG.txt, bench18_$TAG_sm80.json,
-# bench13_$TAG.json, ladder.json, logs.tar.gz. TESTS_ONLY=1: the tests alone, on both builds.
+# A change to rung 13, one call on both builds (first written for the flag pass beside the
+# product, 5e3ed87; since used for its last-blocks version, e28f63d): the compute-8.0 build
+# through the JIT (the tests that reach rung 13, graphs or the runtime, pieces.cu, the suite for
+# rungs 13 and 18), then the Hopper build (the same tests, `sgemm all`, rung 13's suite). Back
+# in $OUT (TAG names the step, default beside): tests_$TAG_sm80.txt, tests_$TAG.txt,
+# pieces_$TAG.txt, bench18_$TAG_sm80.json, bench13_$TAG.json, ladder.json, logs.tar.gz.
+# TESTS_ONLY=1: the tests alone, on both builds.
 FINAL_OUT=${OUT:-$PWD/gpu-out}
 export OUT=$PWD/gpu-out-steps
 source "$(dirname "$0")/../session_common.sh"
